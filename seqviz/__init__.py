@@ -1,0 +1,27 @@
+"""seqviz: from-scratch sequence models, with the plots and widgets of the book
+*Sequence Models, Made Visible*.
+
+Importing ``seqviz`` is cheap: torch, plotly and ipywidgets load only when a
+submodule that needs them is first used (``sv.models``, ``sv.viz`` ...).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .book import glue
+from .config import QUICK, pick_device, scaled, seed_everything
+
+__version__ = "0.1.0"
+
+_SUBMODULES = ("book", "config", "data", "models", "trace", "train", "viz", "exercises", "decode")
+
+__all__ = ["QUICK", "glue", "pick_device", "scaled", "seed_everything", "__version__", *_SUBMODULES]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'seqviz' has no attribute {name!r}")

@@ -1,0 +1,10 @@
+"""Exercises of every chapter, checked by ``check("ch02.ex1", answer)``.
+
+Each chapter's checkers live in their own module (``ch01``, ``ch02`` ...), imported
+here so that they register themselves.
+"""
+
+from . import ch01, ch02  # noqa: F401  (registration)
+from .registry import EXERCISES, check, normalise_id, run_checker
+
+__all__ = ["EXERCISES", "check", "normalise_id", "run_checker"]

@@ -1,0 +1,160 @@
+"""One training loop for every chapter. It knows nothing about the model it trains.
+
+``fit(model, (inputs..., targets), loss_fn, steps=...)`` samples minibatches, steps an
+optimiser, optionally clips gradients (by norm or by value), shows a ``tqdm.auto``
+bar, guards against NaN/inf losses and returns a :class:`History`. Extra behaviour goes
+in through ``callbacks``: ``callback(step, model, record)``; returning True stops.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from .config import pick_device
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss or the gradient norm became NaN or infinite."""
+
+
+@dataclass
+class History:
+    """What happened during :func:`fit`: one record (a dict) per logged step."""
+
+    records: list[dict] = field(default_factory=list)
+    diverged_at: int | None = None
+    seconds: float = 0.0
+
+    def __getitem__(self, key: str) -> list:
+        """``history["loss"]``: the values of one field, in order (records without it skipped)."""
+        values = [r[key] for r in self.records if key in r]
+        if not values and self.records:
+            raise KeyError(f"no record has {key!r}; fields: {sorted({k for r in self.records for k in r})}")
+        return values
+
+    def steps(self, key: str) -> list[int]:
+        return [r["step"] for r in self.records if key in r]
+
+    def last(self, key: str):
+        return self[key][-1]
+
+    def __repr__(self) -> str:
+        keys = sorted({k for r in self.records for k in r} - {"step"})
+        tail = f", diverged_at={self.diverged_at}" if self.diverged_at is not None else ""
+        return f"History({len(self.records)} records: {', '.join(keys)}; {self.seconds:.1f} s{tail})"
+
+
+def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
+    """Share of argmax predictions equal to the targets (over the last dimension of logits)."""
+    return (logits.argmax(-1) == targets).float().mean().item()
+
+
+def _split(data, name):
+    if not isinstance(data, (tuple, list)) or len(data) < 2:
+        raise ValueError(f"{name} must be a tuple (inputs..., targets) of tensors, got {type(data).__name__}")
+    n = data[0].shape[0]
+    for i, t in enumerate(data):
+        if not isinstance(t, torch.Tensor) or t.shape[0] != n:
+            raise ValueError(f"{name}[{i}] must be a tensor with {n} rows like {name}[0], got "
+                             f"{tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}")
+    return n
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, data: Sequence[torch.Tensor], metrics: dict[str, Callable], loss_fn=None,
+             batch_size: int = 512, device=None) -> dict[str, float]:
+    """Average ``metrics`` (and the loss, if given) over ``data`` = (inputs..., targets)."""
+    n = _split(data, "data")
+    device = device or next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    totals: dict[str, float] = {}
+    for start in range(0, n, batch_size):
+        batch = [t[start : start + batch_size].to(device) for t in data]
+        output = model(*batch[:-1])
+        scores = {k: fn(output, batch[-1]) for k, fn in metrics.items()}
+        if loss_fn is not None:
+            scores["loss"] = float(loss_fn(output, batch[-1]))
+        for k, v in scores.items():
+            totals[k] = totals.get(k, 0.0) + float(v) * batch[0].shape[0]
+    model.train(was_training)
+    return {k: v / n for k, v in totals.items()}
+
+
+def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, steps: int, batch_size: int = 32,
+        lr: float = 1e-3, optimizer: torch.optim.Optimizer | None = None, clip_norm: float | None = None,
+        clip_value: float | None = None, valid: Sequence[torch.Tensor] | None = None,
+        metrics: dict[str, Callable] | None = None, eval_every: int | None = None, log_every: int = 1,
+        device=None, seed: int = 0, progress: bool = True, on_nonfinite: str = "raise",
+        callbacks: Sequence[Callable] = (), desc: str = "training") -> History:
+    """Train ``model`` for ``steps`` minibatch updates and return the :class:`History`.
+
+    ``train`` and ``valid`` are tuples ``(inputs..., targets)``; the model is called as
+    ``model(*inputs)`` and the loss as ``loss_fn(output, targets)``. Each record holds
+    ``step``, ``loss`` and ``grad_norm`` (before clipping); every ``eval_every`` steps
+    (and at the end) ``valid_<metric>`` for each metric. ``on_nonfinite="raise"`` stops
+    with :class:`TrainingDiverged` at the first NaN/inf loss or gradient; ``"stop"``
+    records where it happened (``history.diverged_at``) and returns.
+    """
+    n = _split(train, "train")
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive int, got {steps!r}")
+    if on_nonfinite not in ("raise", "stop"):
+        raise ValueError(f"on_nonfinite must be 'raise' or 'stop', got {on_nonfinite!r}")
+    if valid is not None:
+        _split(valid, "valid")
+    metrics = dict(metrics or {})
+    device = torch.device(device) if device is not None else pick_device()
+    model.to(device)
+    optimizer = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    history = History()
+    eval_every = eval_every or steps
+    start = time.perf_counter()
+
+    from tqdm.auto import tqdm
+
+    bar = tqdm(range(1, steps + 1), desc=desc, disable=not progress, leave=False)
+    model.train()
+    for step in bar:
+        index = torch.randint(n, (min(batch_size, n),), generator=generator)
+        batch = [t[index].to(device) for t in train]
+        output = model(*batch[:-1])
+        loss = loss_fn(output, batch[-1])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        grad_norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads])).item() \
+            if grads else 0.0
+        record = {"step": step, "loss": loss.item(), "grad_norm": grad_norm}
+        if not (math.isfinite(record["loss"]) and math.isfinite(grad_norm)):
+            history.records.append(record)
+            history.diverged_at = step
+            if on_nonfinite == "raise":
+                bar.close()
+                raise TrainingDiverged(
+                    f"step {step}: loss = {record['loss']}, gradient norm = {grad_norm}. Training diverged; "
+                    f"try a lower learning rate (lr={lr}) or clip the gradients (clip_norm=1.0)")
+            break
+        if clip_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        if clip_value is not None:
+            nn.utils.clip_grad_value_(model.parameters(), clip_value)
+        optimizer.step()
+        if valid is not None and (step % eval_every == 0 or step == steps):
+            scores = evaluate(model, valid, metrics, loss_fn, device=device)
+            record.update({f"valid_{k}": v for k, v in scores.items()})
+            bar.set_postfix({k: f"{v:.3f}" for k, v in scores.items()})
+        if step % log_every == 0 or step == steps or len(record) > 3:
+            history.records.append(record)
+        if any(cb(step, model, record) for cb in callbacks):
+            break
+    bar.close()
+    history.seconds = time.perf_counter() - start
+    return history
