@@ -10,7 +10,10 @@ from __future__ import annotations
 
 
 def glue(name: str, value, display: bool = False):
-    """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book; returns ``value``."""
+    """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book.
+
+    Returns nothing, so a cell ending in ``glue(...)`` does not echo the value twice.
+    """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"glue name must be an identifier like 'acc_bow', got {name!r}")
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
@@ -24,6 +27,6 @@ def glue(name: str, value, display: bool = False):
             from IPython.display import display as show
 
             show(value)
-        return value
+        return None
     myst_glue(name, value, display=display)
-    return value
+    return None

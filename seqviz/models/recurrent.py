@@ -124,7 +124,8 @@ class RecurrentBase(nn.Module):
                 projected = F.linear(layer_input, w_ih, b_ih)  # (B, T, gates*H): all steps at once
                 if direction == 1:
                     projected = projected.flip(1)  # the backward direction reads right to left
-                out, final, steps = self._scan(projected, tuple(s[index] for s in init), w_hh, b_hh, return_trace)
+                start = tuple(s[index].to(projected.dtype) for s in init)  # autocast: match the projection
+                out, final, steps = self._scan(projected, start, w_hh, b_hh, return_trace)
                 if direction == 1:
                     out = out.flip(1)
                     steps = {k: v.flip(1) for k, v in steps.items()}

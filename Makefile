@@ -1,0 +1,70 @@
+# Two commands set everything up on a fresh machine with Python >= 3.10 and make:
+#   make book   -> .venv, every notebook executed in full mode, the HTML book in _build/html
+#   make test   -> unit tests, then every notebook through nbmake in quick mode
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+JB     := $(VENV)/bin/jupyter-book
+JBFLAGS := --all -W -n --keep-going
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# The chapters' models are small: one thread each is fastest and steady on a busy
+# 2-core machine (two threads measured up to 100x slower under load). Benchmarks
+# (make bench) keep PyTorch's default.
+RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+.PHONY: help install test unit notebooks book book-quick student strip bench gpu-check clean
+
+help:
+	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
+	@echo "make test        unit tests + every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make book-quick  build the book in quick mode (what CI builds)"
+	@echo "make student     write the student edition to student/notebooks/"
+	@echo "make strip       remove outputs from notebooks before committing"
+	@echo "make bench       run the benchmarks in benchmarks/"
+	@echo "make gpu-check   run every model on the GPU, if there is one"
+
+$(STAMP): requirements.txt constraints.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps -e .
+	@touch $@
+
+install: $(STAMP)
+
+unit: $(STAMP)
+	SEQVIZ_QUICK=1 $(PY) -m pytest tests -q
+
+notebooks: $(STAMP)
+	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest --nbmake --nbmake-timeout=600 -q $(NOTEBOOKS)
+
+test: unit notebooks
+
+# An incremental build may not re-execute notebooks: always --all, on a fresh _build.
+book: $(STAMP)
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees
+	$(PY) scripts/vendor_assets.py
+	$(RUN_ENV) SEQVIZ_BOOK=1 $(JB) build . $(JBFLAGS)
+	@echo "The book is ready: open $(CURDIR)/_build/html/index.html"
+
+book-quick: $(STAMP)
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees
+	$(PY) scripts/vendor_assets.py
+	$(RUN_ENV) SEQVIZ_BOOK=1 SEQVIZ_QUICK=1 $(JB) build . $(JBFLAGS)
+	@echo "The quick-mode book is ready: open $(CURDIR)/_build/html/index.html"
+
+student: $(STAMP)
+	$(PY) scripts/make_student.py
+
+strip:
+	$(PYTHON) scripts/strip_outputs.py
+
+bench: $(STAMP)
+	@for b in $(sort $(wildcard benchmarks/*.py)); do echo "== $$b"; $(PY) $$b || exit 1; done
+
+gpu-check: $(STAMP)
+	$(PY) scripts/gpu_check.py
+
+clean:
+	rm -rf _build student _vendor .pytest_cache

@@ -1,0 +1,108 @@
+"""Run every model in ``seqviz.models`` forward and backward on a GPU under autocast.
+
+Prints, per model, the time of one forward+backward step and the throughput in
+tokens per second. Without a GPU it says so and exits 0. ``--device cpu`` runs the
+same code path on the CPU (bfloat16 autocast), which the tests use.
+
+Usage: ``python scripts/gpu_check.py [--device cuda|mps|cpu] [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+import seqviz as sv  # noqa: E402
+from seqviz import models  # noqa: E402
+
+
+def factories(batch: int, length: int, width: int) -> dict:
+    """name -> (model class, build(), make_inputs(device)) for every model in seqviz.models."""
+    vocab = 100
+
+    def dense(device):
+        return (torch.randn(batch, length, width, device=device),)
+
+    def ids(device):
+        return (torch.randint(4, vocab, (batch, length), device=device),)
+
+    table = {
+        "RNN": (models.RNN, lambda: models.RNN(width, width, num_layers=2, bidirectional=True), dense),
+        "SequenceClassifier": (models.SequenceClassifier,
+                               lambda: models.SequenceClassifier(vocab, width, models.RNN(width, width), 2), ids),
+        "BagOfWords": (models.BagOfWords, lambda: models.BagOfWords(vocab, width, 2), ids),
+        "CausalCNN": (models.CausalCNN, lambda: models.CausalCNN(vocab, width, width, 3, 4, 2), ids),
+    }
+    for name in ("LSTM", "GRU"):
+        if hasattr(models, name):
+            cls = getattr(models, name)
+            table[name] = (cls, lambda cls=cls: cls(width, width, num_layers=2, bidirectional=True), dense)
+    return table
+
+
+def model_classes() -> set[str]:
+    """Every nn.Module class exported by seqviz.models (the check must cover them all)."""
+    return {name for name in models.__all__
+            if isinstance(getattr(models, name), type) and issubclass(getattr(models, name), nn.Module)
+            and name != "RecurrentBase"}
+
+
+def time_step(model, inputs, device, dtype, repeats):
+    def step():
+        with torch.autocast(device.type, dtype=dtype):
+            out = model(*inputs)
+            out = out[0] if isinstance(out, tuple) else out
+            loss = out.float().pow(2).mean()
+        loss.backward()
+        return loss
+
+    step()  # warm-up
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        loss = step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return (time.perf_counter() - start) / repeats, loss.item()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default=None, help="cuda (default when present), mps or cpu")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and one repeat")
+    args = parser.parse_args(argv)
+    if args.device is None and not torch.cuda.is_available():
+        print("No CUDA GPU found: nothing to check here (use --device cpu to run the same code on the CPU).")
+        return 0
+    device = sv.pick_device(args.device or "cuda")
+    dtype = torch.bfloat16 if device.type == "cpu" else torch.float16
+    batch, length, width, repeats = (4, 12, 16, 1) if args.quick else (64, 256, 256, 10)
+    name_hw = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
+    print(f"device: {name_hw}; torch {torch.__version__}; autocast {dtype}; B={batch} T={length} width={width}")
+    print(f"| model | ms per forward+backward | tokens/s | loss finite |\n|---|---|---|---|")
+    table = factories(batch, length, width)
+    missing = model_classes() - set(table)
+    if missing:
+        print(f"models without a check: {sorted(missing)}")
+        return 1
+    failures = 0
+    for name, (_, build, make_inputs) in table.items():
+        sv.seed_everything(0)
+        model = build().to(device)
+        seconds, loss = time_step(model, make_inputs(device), device, dtype, repeats)
+        finite = bool(torch.isfinite(torch.tensor(loss)))
+        failures += not finite
+        print(f"| {name} | {seconds * 1e3:.2f} | {batch * length / seconds:,.0f} | {finite} |")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

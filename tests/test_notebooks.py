@@ -1,0 +1,95 @@
+"""The chapter notebooks follow the conventions of CONTRIBUTING.md (executing them is
+nbmake's job, in `make test`)."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqviz.exercises import EXERCISES
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+IDS = [p.stem for p in NOTEBOOKS]
+
+
+def cells(path, kind=None):
+    notebook = json.loads(path.read_text())
+    return [c for c in notebook["cells"] if kind is None or c["cell_type"] == kind]
+
+
+def text(cell):
+    return "".join(cell["source"])
+
+
+def test_there_are_chapters_and_the_toc_lists_exactly_them():
+    assert len(NOTEBOOKS) >= 2
+    toc = (ROOT / "_toc.yml").read_text()
+    listed = set(re.findall(r"file:\s*notebooks/(\S+)", toc))
+    assert listed == set(IDS), f"in _toc.yml but missing: {listed - set(IDS)}; not in _toc.yml: {set(IDS) - listed}"
+    for page in re.findall(r"file:\s*(book/\S+)", toc):
+        assert (ROOT / f"{page}.md").exists(), page
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_committed_without_outputs(path):
+    dirty = [i for i, c in enumerate(cells(path, "code")) if c.get("outputs") or c.get("execution_count")]
+    assert not dirty, f"{path.name}: code cells {dirty} hold outputs; run `make strip`"
+
+
+def test_colab_cells_carry_the_configured_repository_url():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "sync_repo_url.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_first_code_cell_installs_seqviz_in_colab_only(path):
+    first = cells(path, "code")[0]
+    source = text(first)
+    assert 'if "google.colab" in sys.modules:' in source and "git+https://" in source
+    assert not re.search(r"pip install[^\n]*['\"]seqviz['\"]", source), "never install 'seqviz' from an index"
+    assert "remove-cell" in first["metadata"].get("tags", [])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_exercises_are_labelled_gated_checked_and_registered(path):
+    chapter = path.stem[:2]
+    markdown = "\n".join(text(c) for c in cells(path, "markdown"))
+    code = "\n".join(text(c) for c in cells(path, "code"))
+    labels = re.findall(r"\{exercise\}[^\n]*\n:label:\s*(\S+)", markdown)
+    assert len(labels) >= 3, f"{path.name} has {len(labels)} exercises"
+    for label in labels:
+        assert re.fullmatch(rf"ch{chapter}-ex\d+", label), label
+        assert re.search(rf"\{{solution-start\}}\s*{label}\s*\n:class: dropdown", markdown), f"{label}: no gated dropdown"
+        key = label.replace("-", ".")
+        assert key in EXERCISES, f"{key} is not registered in seqviz.exercises"
+        assert f'check("{key}"' in code, f"{path.name} never calls check(\"{key}\", ...)"
+    assert markdown.count("{solution-start}") == markdown.count("{solution-end}") == len(labels)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_solution_cells_are_tagged_and_inside_their_gate(path):
+    inside, tagged = False, 0
+    for cell in cells(path):
+        source = text(cell)
+        if cell["cell_type"] == "markdown":
+            inside = ("{solution-start}" in source) or (inside and "{solution-end}" not in source)
+        elif "solution" in cell["metadata"].get("tags", []):
+            assert inside, f"{path.name}: a cell tagged 'solution' lies outside a solution gate:\n{source[:80]}"
+            tagged += 1
+        else:
+            assert not inside, f"{path.name}: an untagged code cell inside a solution gate:\n{source[:80]}"
+    assert tagged >= 3
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_no_placeholders_and_no_environment_branches(path):
+    everything = "\n".join(text(c) for c in cells(path))
+    assert not re.search(r"\bTODO\b|\bTBD\b|lorem ipsum|XXX", everything)
+    code = "\n".join(text(c) for c in cells(path, "code")[1:])
+    assert "os.environ" not in code and "SEQVIZ_QUICK" not in code, "use sv.scaled() instead of reading the env"
+    assert text(cells(path, "markdown")[0]).startswith("# Chapter ")

@@ -1,0 +1,67 @@
+"""Figures and widgets: data in, figure out; clear errors; the book renderer ships no plotly.js."""
+
+import ipywidgets as widgets
+import matplotlib
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from seqviz import viz
+from seqviz.viz.interactive import BookRenderer
+
+
+def test_slider_figure_precomputes_every_step():
+    frames = {f"{k}": viz.lines_figure({"a": ([0, 1], [k, k]), "b": ([0, 1], [0, k])}, title=f"scale {k}")
+              for k in range(3)}
+    fig = viz.slider_figure(frames, slider_label="k", active=1)
+    assert len(fig.data) == 6 and [t.visible for t in fig.data] == [False, False, True, True, False, False]
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == ["0", "1", "2"]
+    assert steps[2].args[0]["visible"] == [False] * 4 + [True] * 2 and steps[2].args[1] == {"title.text": "scale 2"}
+    with pytest.raises(ValueError, match="same number of traces"):
+        viz.slider_figure({"a": frames["0"], "b": go.Figure()})
+
+
+def test_heatmap_figure_keeps_repeated_tokens_apart():
+    fig = viz.heatmap_figure(np.ones((2, 3)), ["the", "cat", "the"], ["u0", "u1"])
+    assert len(set(fig.data[0].x)) == 3 and list(fig.layout.xaxis.ticktext) == ["the", "cat", "the"]
+    with pytest.raises(ValueError, match="do not match"):
+        viz.heatmap_figure(np.ones((2, 3)), ["a", "b"])
+
+
+def test_book_renderer_emits_html_without_plotly_js():
+    bundle = BookRenderer().to_mimebundle(viz.lines_figure({"a": ([0, 1], [1, 2])}).to_dict())
+    assert set(bundle) == {"text/html"}
+    html = bundle["text/html"]
+    assert "Plotly.newPlot" in html and len(html) < 50_000  # plotly.js itself is 4.8 MB
+
+
+def test_static_figures_and_errors():
+    fig = viz.heatmap(np.random.randn(3, 4), ["a", "b", "c", "d"], ["x", "y", "z"], highlight_column=1)
+    assert isinstance(fig, matplotlib.figure.Figure)
+    with pytest.raises(ValueError, match="x_labels has 2 labels for 4 columns"):
+        viz.heatmap(np.random.randn(3, 4), ["a", "b"])
+    with pytest.raises(ValueError, match="2-D"):
+        viz.heatmap(np.zeros(3))
+    with pytest.raises(ValueError, match="x has 2 points but y has 3"):
+        viz.lines({"a": ([0, 1], [1, 2, 3])})
+
+
+def test_live_view_redraws_times_and_shows_errors_as_messages():
+    calls = []
+
+    def render(n):
+        calls.append(n)
+        if n > 5:
+            raise ValueError("n is too big")
+        return viz.lines({"n": (list(range(n)), list(range(n)))})
+
+    slider = widgets.IntSlider(value=2, min=1, max=10)
+    view = viz.live(render, n=slider)
+    assert calls == [2] and view.last_update_ms > 0
+    slider.value = 3
+    assert calls == [2, 3]
+    slider.value = 7  # no exception escapes
+    assert calls[-1] == 7
+    with pytest.raises(ValueError, match="at least one control"):
+        viz.live(render)
