@@ -13,12 +13,13 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit notebooks book book-quick student strip bench gpu-check clean
+.PHONY: help install test unit notebooks book book-quick browser-check student strip bench gpu-check clean
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
 	@echo "make test        unit tests + every notebook in quick mode (SEQVIZ_QUICK=1)"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
+	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student     write the student edition to student/notebooks/"
 	@echo "make strip       remove outputs from notebooks before committing"
 	@echo "make bench       run the benchmarks in benchmarks/"
@@ -53,6 +54,9 @@ book-quick: $(STAMP)
 	$(PY) scripts/vendor_assets.py
 	$(RUN_ENV) SEQVIZ_BOOK=1 SEQVIZ_QUICK=1 $(JB) build . $(JBFLAGS)
 	@echo "The quick-mode book is ready: open $(CURDIR)/_build/html/index.html"
+
+browser-check: $(STAMP)
+	$(PY) scripts/browser_check.py
 
 student: $(STAMP)
 	$(PY) scripts/make_student.py

@@ -1,7 +1,11 @@
-"""Copy the scripts the book serves itself into ``_vendor/`` (listed in html_static_path).
+"""Assemble ``_vendor/``: every script and style the rendered book serves itself.
 
-The versions are those of the installed, pinned Python packages (constraints.txt), so
-the rendered book needs no CDN. ``_vendor/`` is generated, not committed. It is not
+- ``plotly.min.js`` from the installed (pinned) Python ``plotly`` package;
+- ``book/_js/widgets-config.js`` (ours: points require.js at the vendored widget manager);
+- ``vendor/`` (committed; require.js, the ipywidgets HTML manager, MathJax, each with
+  its licence: see vendor/README.md).
+
+``_vendor/`` is listed in ``html_static_path``; it is generated, not committed, and not
 named ``_static`` because Jupyter Book injects every .js under ``_static`` into every page.
 """
 
@@ -17,14 +21,16 @@ VENDOR = ROOT / "_vendor"
 
 
 def main() -> None:
-    VENDOR.mkdir(exist_ok=True)
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    shutil.copyfile(source, VENDOR / "plotly.min.js")
-    (VENDOR / "LICENSES.txt").write_text(
+    if VENDOR.exists():
+        shutil.rmtree(VENDOR)
+    shutil.copytree(ROOT / "vendor", VENDOR, ignore=shutil.ignore_patterns("README.md"))
+    shutil.copyfile(ROOT / "book" / "_js" / "widgets-config.js", VENDOR / "widgets-config.js")
+    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", VENDOR / "plotly.min.js")
+    (VENDOR / "plotly.LICENSE.txt").write_text(
         f"plotly.min.js: plotly.js as shipped by the Python package plotly {plotly.__version__}; MIT licence,\n"
-        "Copyright (c) 2016-2024 Plotly Technologies Inc. https://github.com/plotly/plotly.js\n"
-    )
-    print(f"vendored plotly.js from plotly {plotly.__version__} into {VENDOR.relative_to(ROOT)}/")
+        "Copyright (c) Plotly Technologies Inc. https://github.com/plotly/plotly.js\n")
+    files = sum(1 for p in VENDOR.rglob("*") if p.is_file())
+    print(f"_vendor/: plotly.js from plotly {plotly.__version__} and {files - 3} vendored files")
 
 
 if __name__ == "__main__":

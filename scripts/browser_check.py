@@ -1,0 +1,170 @@
+"""Open every page of the built book in headless Chromium and check what a reader sees.
+
+Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
+- a console error or an uncaught page error;
+- a request to any host but the local server (the book must work offline);
+- a plotly figure that did not draw, a saved ipywidgets view that did not render, or an
+  attention head view (bertviz) that did not draw;
+- a solution visible before its dropdown is opened;
+- a chapter (a page under notebooks/) without its Colab launch link;
+- a page whose own HTML exceeds 1.5 MB, or that takes more than 3 s to reach network idle.
+
+It saves a screenshot of every page under ``_build/screenshots/`` and prints, per page, its
+HTML size, load time and what it found. Chromium is Debian's (``/usr/bin/chromium``),
+driven by Python playwright; nothing is downloaded.
+
+Usage: ``python scripts/browser_check.py [--html _build/html] [--pages notebooks/01*]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import functools
+import http.server
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+MAX_HTML_BYTES = 1.5e6
+MAX_LOAD_SECONDS = 3.0
+SKIP = {"search.html", "genindex.html", "index.html"}  # index.html only redirects to the intro
+
+# Runs in the page once it is idle; returns what was found.
+INSPECT = """() => {
+  const visible = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
+  const plots = [...document.querySelectorAll('.plotly-graph-div')];
+  const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
+  const rendered = views.filter((s) => { const box = s.parentElement;
+    return box && box.querySelector('.jupyter-widgets, .widget-container, .lm-Widget, .p-Widget'); });
+  const heads = [...document.querySelectorAll('[id^="bertviz"]')];
+  const solutions = [...document.querySelectorAll('.solution.dropdown, div.dropdown.solution')];
+  const leaks = solutions.filter((sol) => [...sol.children].some((child) =>
+    !child.classList.contains('admonition-title') && !child.matches('button, .toggle-button') && visible(child)));
+  const gated = [...document.querySelectorAll('.cell.tag_solution')].filter(visible);
+  return {
+    plots: plots.length, drawn: plots.filter((p) => p.querySelector('.main-svg')).length,
+    views: views.length, rendered: rendered.length,
+    heads: heads.length, headsDrawn: heads.filter((h) => h.querySelector('svg *')).length,
+    solutions: solutions.length, leaks: leaks.length + gated.length,
+    colab: document.querySelectorAll('a[href*="colab.research.google.com"]').length,
+  };
+}"""
+
+
+def serve(directory: Path):
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the report readable
+        pass
+
+
+def pages(html: Path, patterns: list[str]) -> list[Path]:
+    found = []
+    for path in sorted(html.rglob("*.html")):
+        rel = path.relative_to(html).as_posix()
+        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP:
+            continue
+        if patterns and not any(fnmatch.fnmatch(rel, p) for p in patterns):
+            continue
+        found.append(path)
+    return found
+
+
+def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple[dict, list[str]]:
+    rel = path.relative_to(html).as_posix()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors, external = [], []
+    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+
+    def route(request_route):
+        if urlparse(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
+            return request_route.continue_()
+        external.append(request_route.request.url)
+        return request_route.abort()
+
+    page.route("**/*", route)
+    start = time.perf_counter()
+    page.goto(f"{base}/{rel}", wait_until="networkidle", timeout=30_000)
+    load = time.perf_counter() - start
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(300)  # let plotly and the widget manager finish drawing
+    found = page.evaluate(INSPECT)
+    shot = shots / (rel.replace("/", "__").removesuffix(".html") + ".png")
+    page.screenshot(path=str(shot), full_page=True)
+    page.close()
+    size = path.stat().st_size
+    problems = [*errors, *(f"third-party request: {u}" for u in external)]
+    if found["drawn"] < found["plots"]:
+        problems.append(f"{found['plots'] - found['drawn']} of {found['plots']} plotly figures did not draw")
+    if found["rendered"] < found["views"]:
+        problems.append(f"{found['views'] - found['rendered']} of {found['views']} widget views did not render")
+    if found["headsDrawn"] < found["heads"]:
+        problems.append(f"{found['heads'] - found['headsDrawn']} of {found['heads']} head views did not draw")
+    if found["leaks"]:
+        problems.append(f"{found['leaks']} solution(s) visible before their dropdown is opened")
+    if rel.startswith("notebooks/") and not found["colab"]:
+        problems.append("no Colab launch link")
+    if size > MAX_HTML_BYTES:
+        problems.append(f"HTML is {size / 1e6:.2f} MB (budget {MAX_HTML_BYTES / 1e6} MB)")
+    if load > MAX_LOAD_SECONDS:
+        problems.append(f"load to network idle took {load:.2f} s (budget {MAX_LOAD_SECONDS} s)")
+    row = {"page": rel, "kb": size / 1e3, "load_s": load, "errors": len(errors), "third_party": len(external),
+           **found, "screenshot": shot.relative_to(ROOT).as_posix() if shot.is_relative_to(ROOT) else str(shot)}
+    return row, problems
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--shots", default=None, help="screenshot folder (default: <html>/../screenshots)")
+    parser.add_argument("--pages", nargs="*", default=[], help="glob patterns of pages to check (default: all)")
+    args = parser.parse_args(argv)
+    html = Path(args.html).resolve()
+    if not (html / "index.html").exists():
+        print(f"no built book at {html}: run `make book` or `make book-quick` first")
+        return 2
+    shots = Path(args.shots) if args.shots else html.parent / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    from playwright.sync_api import sync_playwright
+
+    server = serve(html)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    failures = 0
+    print("| page | HTML kB | load s | console errors | third-party requests | plots drawn | widgets rendered "
+          "| solutions (shown early) | Colab link |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            for path in pages(html, args.pages):
+                row, problems = check_page(browser, base, html, path, shots)
+                failures += bool(problems)
+                print(f"| {row['page']} | {row['kb']:.0f} | {row['load_s']:.2f} | {row['errors']} | "
+                      f"{row['third_party']} | {row['drawn']}/{row['plots']} | {row['rendered']}/{row['views']} | "
+                      f"{row['solutions']} ({row['leaks']}) | {'yes' if row['colab'] else 'no'} |")
+                for problem in problems:
+                    print(f"    FAIL {row['page']}: {problem}")
+            browser.close()
+    finally:
+        server.shutdown()
+    print(f"screenshots in {shots}")
+    print(f"browser check: {'FAILED on ' + str(failures) + ' page(s)' if failures else 'all pages passed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
