@@ -121,7 +121,7 @@ class RecurrentBase(nn.Module):
                 w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
                 b_ih = getattr(self, f"bias_ih_l{layer}{suffix}") if self.bias else None
                 b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
-                projected = F.linear(layer_input, w_ih, b_ih)  # (B, T, gates*H): all steps at once
+                projected = self._project(layer_input, w_ih, b_ih)  # (B, T, gates*H): all steps at once
                 if direction == 1:
                     projected = projected.flip(1)  # the backward direction reads right to left
                 start = tuple(s[index].to(projected.dtype) for s in init)  # autocast: match the projection
@@ -144,6 +144,10 @@ class RecurrentBase(nn.Module):
         if return_trace:
             return layer_input, final_state, {name: torch.stack(v) for name, v in trace.items()}
         return layer_input, final_state
+
+    def _project(self, layer_input, w_ih, b_ih):
+        """``layer_input W_ih^T + b_ih`` for every step at once; LSTM and GRU swap in a faster product."""
+        return F.linear(layer_input, w_ih, b_ih)
 
     def _scan(self, projected, state, w_hh, b_hh, record):
         """One direction of one layer. ``projected`` (B, T, gates*H) in reading order.
