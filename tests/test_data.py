@@ -75,7 +75,7 @@ def test_recall_task_labels_and_errors():
 
 @pytest.mark.parametrize("distance", [0, 1, 2, 3, 4, 5, 7, 10, 23])
 def test_agreement_distance_labels_and_attractors(distance):
-    examples = agreement_task(300, distance, seed=3)
+    examples = agreement_task(300, distance, attractors="opposite", seed=3)
     singular = {s for s, _ in NOUNS}
     plural = {p for _, p in NOUNS}
     labels = Counter(e.label for e in examples)
@@ -91,6 +91,15 @@ def test_agreement_distance_labels_and_attractors(distance):
     vocab = agreement_vocab()
     ids, lengths, labels_t = to_tensors(examples, vocab)
     assert ids.shape == (300, 2 + distance) and (ids != vocab.stoi["<unk>"]).all()
+
+
+def test_random_attractors_leave_the_subject_as_the_only_clue():
+    singular = {s for s, _ in NOUNS}
+    plural = {p for _, p in NOUNS}
+    examples = agreement_task(2000, 8, seed=6)  # the default: attractors="random"
+    last_nouns = [[t for t in e.tokens[2:] if t in singular | plural][-1] for e in examples]
+    agree = sum((noun in plural) == bool(e.label) for noun, e in zip(last_nouns, examples)) / len(examples)
+    assert 0.45 < agree < 0.55, agree  # the nearest noun says nothing about the verb
 
 
 def test_agreement_is_deterministic_and_validates():

@@ -100,14 +100,20 @@ PAST_VERBS = ("left", "saw", "liked", "found", "moved", "painted")
 VERBS = ("is", "are")  # label 0 = singular ("is"), 1 = plural ("are")
 
 
-def agreement_task(n: int, distance: int, attractors: str = "opposite", seed: int = 0) -> list[Example]:
+def agreement_task(n: int, distance: int, attractors: str = "random", seed: int = 0) -> list[Example]:
     """Sentences "the keys <distance tokens> ..." whose label is the verb's number (0 is, 1 are).
 
     The input stops just before the verb: ``tokens`` is "det subject filler", and
     ``info["verb"]`` is the missing verb. The filler is exactly ``distance`` tokens of
     prepositional phrases ("near the old cabinet") and relative clauses ("that the man
-    left"), whose nouns have the other number (``attractors="opposite"``) or a random
-    one (``"random"``). Half the subjects are plural.
+    left"), whose nouns are distractors: each has a random number (``attractors="random"``,
+    the default, so about half disagree with the subject) or always the other number
+    (``"opposite"``). Half the subjects are plural.
+
+    Why random is the default: with ``"opposite"`` every filler noun has the other number,
+    so the nearest noun gives the answer away (flip its number) and a model never needs to
+    remember the subject; chapter 3 measured a vanilla RNN at 100 % at any distance that
+    way. With random distractors the subject is the only reliable clue.
     """
     _check_count(n)
     if not isinstance(distance, int) or distance < 0:
