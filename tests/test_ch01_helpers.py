@@ -1,0 +1,128 @@
+"""Chapter 1's plot helpers (seqviz.viz) and exercise checkers (seqviz.exercises.ch01)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from seqviz.viz import accuracy_vs_distance_figure, prediction_bars, prediction_bars_figure, slider_figure  # noqa: E402
+
+CLASSES = ["dog", "man", "cat"]
+
+
+# -- prediction_bars_figure -------------------------------------------------------------------
+
+
+def test_prediction_bars_figure_one_trace_per_model():
+    fig = prediction_bars_figure({"bag of words": torch.tensor([0.5, 0.5, 0.0]), "RNN": np.array([0.9, 0.05, 0.05])},
+                                 CLASSES, title="the dog bites the man")
+    assert [t.name for t in fig.data] == ["bag of words", "RNN"]
+    assert list(fig.data[0].x) == CLASSES
+    np.testing.assert_allclose(fig.data[1].y, [0.9, 0.05, 0.05])
+    assert fig.layout.barmode == "group"
+    assert fig.layout.title.text == "the dog bites the man"
+
+
+def test_prediction_bars_figure_works_in_a_slider():
+    frames = {s: prediction_bars_figure({"a": [1, 0, 0], "b": [0, 1, 0]}, CLASSES, title=s) for s in ("x y", "y x")}
+    fig = slider_figure(frames, slider_label="sentence")
+    assert len(fig.data) == 4
+    assert [step["label"] for step in fig.layout.sliders[0].steps] == ["x y", "y x"]
+
+
+@pytest.mark.parametrize("probs", [{}, {"a": [0.5, 0.5]}, {"a": [[0.2, 0.3, 0.5]]}])
+def test_prediction_bars_figure_rejects_bad_input(probs):
+    with pytest.raises(ValueError):
+        prediction_bars_figure(probs, CLASSES)
+
+
+# -- accuracy_vs_distance_figure ---------------------------------------------------------------
+
+
+def test_accuracy_vs_distance_figure_lines_reach_and_chance():
+    distances = [0, 1, 2, 3, 4]
+    fig = accuracy_vs_distance_figure(distances, {"CNN": [1, 1, 1, 0.12, 0.13], "RNN": [1, 1, 1, 1, 0.9]},
+                                      chance=0.125, reach={"CNN": 2})
+    names = [t.name for t in fig.data]
+    assert names == ["CNN", "CNN: reach", "RNN", "chance"]
+    reach_line = fig.data[1]
+    assert list(reach_line.x) == [2.5, 2.5]  # halfway between the last visible and the first invisible distance
+    assert reach_line.line.color == fig.data[0].line.color  # same colour as its model
+    assert fig.data[0].line.color != fig.data[2].line.color
+    assert list(fig.data[3].y) == [0.125, 0.125]
+    assert list(fig.data[3].x) == [0, 4]
+
+
+def test_accuracy_vs_distance_figure_without_extras():
+    fig = accuracy_vs_distance_figure(torch.arange(3), {"RNN": torch.tensor([1.0, 0.9, 0.8])})
+    assert [t.name for t in fig.data] == ["RNN"]
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(accuracies={}),
+    dict(accuracies={"CNN": [1.0, 0.5]}),  # 2 accuracies for 3 distances
+    dict(accuracies={"CNN": [1.0, 0.5, 0.1]}, reach={"RNN": 2}),  # reach of an unknown model
+    dict(accuracies={"CNN": [1.0, 0.5, 0.1]}, chance=1.5),
+])
+def test_accuracy_vs_distance_figure_rejects_bad_input(kwargs):
+    with pytest.raises(ValueError):
+        accuracy_vs_distance_figure([0, 1, 2], **kwargs)
+
+
+# -- prediction_bars (matplotlib) --------------------------------------------------------------
+
+
+def test_prediction_bars_highlights_each_models_answer():
+    fig = prediction_bars({"bag of words": [0.2, 0.7, 0.1], "RNN": torch.tensor([0.8, 0.1, 0.1])}, CLASSES)
+    axes = fig.axes
+    assert len(axes) == 2
+    assert axes[0].get_title().startswith("bag of words: man")
+    assert axes[1].get_title().startswith("RNN: dog")
+    colors = [bar.get_facecolor() for bar in axes[1].patches]
+    assert colors[0] != colors[1] and colors[1] == colors[2]  # only the top class is dark
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == CLASSES
+    for ax in axes:
+        bottom, top = ax.get_ylim()
+        assert bottom > top  # the first class is drawn at the top, in every panel
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("probs", [{}, {"a": [0.5, 0.5]}])
+def test_prediction_bars_rejects_bad_input(probs):
+    with pytest.raises(ValueError):
+        prediction_bars(probs, CLASSES)
+
+
+# -- exercises of chapter 1 --------------------------------------------------------------------
+
+
+def test_ch01_exercises_are_registered():
+    from seqviz.exercises import EXERCISES
+
+    assert {"ch01.ex1", "ch01.ex2", "ch01.ex3", "ch01.ex4"} <= set(EXERCISES)
+
+
+@pytest.mark.parametrize("key", ["ch01.ex1", "ch01.ex2", "ch01.ex3", "ch01.ex4"])
+def test_ch01_reference_passes_and_wrong_answers_fail(key):
+    from seqviz.exercises import EXERCISES, run_checker
+
+    ok, message = run_checker(key, EXERCISES[key].reference())
+    assert ok, message
+    assert len(EXERCISES[key].wrong) >= 2
+    for make_wrong in EXERCISES[key].wrong:
+        ok, message = run_checker(key, make_wrong())
+        assert not ok
+        assert message  # feedback, not silence
+
+
+def test_ch01_checkers_survive_nonsense():
+    from seqviz.exercises import run_checker
+
+    for key in ("ch01.ex1", "ch01.ex2", "ch01.ex3", "ch01.ex4"):
+        for nonsense in ("sixty", [1, 2], lambda *args: 1 / 0):
+            ok, message = run_checker(key, nonsense)
+            assert not ok and isinstance(message, str)
