@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib
 
 from .book import glue
-from .config import QUICK, pick_device, scaled, seed_everything
+from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 
 __version__ = "0.1.0"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "train", "viz", "exercises", "decode")
 
-__all__ = ["QUICK", "glue", "pick_device", "scaled", "seed_everything", "__version__", *_SUBMODULES]
+__all__ = ["BOOK", "QUICK", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 
 
 def __getattr__(name: str):

@@ -20,6 +20,10 @@ def _env_flag(name: str) -> bool:
 QUICK: bool = _env_flag("SEQVIZ_QUICK")
 """True when ``SEQVIZ_QUICK`` is set to anything but 0/false/no/off."""
 
+BOOK: bool = _env_flag("SEQVIZ_BOOK")
+"""True while the book is being built (``make book``): progress bars stay quiet and live
+widgets show a still of their first picture (a kernel-less page cannot run their Python)."""
+
 
 def scaled(full, quick=None):
     """Return ``full`` normally and ``quick`` in quick mode.
@@ -36,6 +40,14 @@ def scaled(full, quick=None):
     if isinstance(full, bool) or not isinstance(full, (int, float)):
         raise ValueError(f"scaled() needs an explicit quick value for {type(full).__name__} {full!r}")
     return max(1, full // 10) if isinstance(full, int) else full / 10
+
+
+def progress(iterable=None, **kwargs):
+    """A ``tqdm.auto`` progress bar, silent while the book is built (a finished bar is noise there)."""
+    from tqdm.auto import tqdm
+
+    kwargs["disable"] = kwargs.get("disable", False) or BOOK
+    return tqdm(iterable, **kwargs)
 
 
 def pick_device(prefer: str | None = None):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from .config import pick_device
+from .config import pick_device, progress as progress_bar
 
 
 class TrainingDiverged(RuntimeError):
@@ -118,9 +118,7 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     eval_every = eval_every or steps
     start = time.perf_counter()
 
-    from tqdm.auto import tqdm
-
-    bar = tqdm(range(1, steps + 1), desc=desc, disable=not progress, leave=False)
+    bar = progress_bar(range(1, steps + 1), desc=desc, disable=not progress, leave=False)
     model.train()
     for step in bar:
         index = torch.randint(n, (min(batch_size, n),), generator=generator)

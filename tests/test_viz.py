@@ -65,3 +65,24 @@ def test_live_view_redraws_times_and_shows_errors_as_messages():
     assert calls[-1] == 7
     with pytest.raises(ValueError, match="at least one control"):
         viz.live(render)
+
+
+def test_in_the_book_a_live_view_shows_a_still_with_a_note(monkeypatch):
+    from seqviz import config
+
+    monkeypatch.setattr(config, "BOOK", True)
+    view = viz.live(lambda n: viz.lines({"n": (list(range(n)), list(range(n)))}), n=widgets.IntSlider(value=3))
+    bundle = view._repr_mimebundle_()
+    assert "data:image/png;base64," in bundle["text/html"] and "Colab" in bundle["text/html"]
+    assert "n = 3" in bundle["text/html"] and "application/vnd.jupyter.widget-view+json" not in bundle
+    monkeypatch.setattr(config, "BOOK", False)
+    assert "application/vnd.jupyter.widget-view+json" in viz.live(lambda n: "x", n=widgets.IntSlider())._repr_mimebundle_()
+
+
+def test_progress_bars_are_silent_in_the_book(monkeypatch):
+    from seqviz import config
+
+    monkeypatch.setattr(config, "BOOK", True)
+    assert config.progress(range(3)).disable is True
+    monkeypatch.setattr(config, "BOOK", False)
+    assert config.progress(range(3)).disable is False
