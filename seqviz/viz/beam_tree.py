@@ -1,0 +1,163 @@
+"""The beam as a tree (chapter 6): plotly figures drawn from a beam search's record.
+
+The functions take the ``nodes`` of a :class:`seqviz.decode.SearchRecord` (dicts with
+``id``, ``parent``, ``token``, ``step``, ``log_prob``, ``score``, ``status``), the ids of
+the returned hypotheses (``record.best``) and token labels. They never see a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from .interactive import slider_figure
+
+STYLE = {  # status -> (legend name, colour, symbol)
+    "kept": ("kept in the beam", "#1f77b4", "circle"),
+    "finished": ("finished (eos) or cut at max_len", "#2ca02c", "square"),
+    "pruned": ("pruned (best runners-up)", "#bbbbbb", "x"),
+}
+
+
+def _layout(nodes: list[dict]) -> dict[int, float]:
+    """y position of every node: leaves one apart in depth-first order, a parent in the middle of its children."""
+    children: dict = {}
+    for node in nodes:
+        children.setdefault(node["parent"], []).append(node)
+    for kids in children.values():
+        kids.sort(key=lambda n: -n["log_prob"])
+    y, next_leaf = {}, [0.0]
+
+    def place(node):
+        kids = children.get(node["id"], [])
+        if not kids:
+            y[node["id"]] = next_leaf[0]
+            next_leaf[0] += 1.0
+        else:
+            for kid in kids:
+                place(kid)
+            y[node["id"]] = sum(y[k["id"]] for k in kids) / len(kids)
+
+    for root in children.get(None, []):
+        place(root)
+    return y
+
+
+def _check(nodes, labels):
+    if not nodes or not isinstance(nodes[0], dict) or nodes[0].get("parent", 0) is not None:
+        raise ValueError("nodes must be a SearchRecord's nodes (dicts, the root first with parent None); "
+                         "run beam_search(..., return_record=True)")
+    top = max(n["token"] for n in nodes)
+    if len(labels) <= top:
+        raise ValueError(f"labels has {len(labels)} entries but the search used token id {top}")
+
+
+def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, upto_step=None,
+                     title: str = "", height: int = 420) -> go.Figure:
+    """The search tree up to ``upto_step`` (all steps by default): one column per step, the root (bos) on the left.
+
+    Blue circles stay in the beam, green squares are finished hypotheses, grey crosses
+    the best pruned candidates; the orange line is the returned best hypothesis (shown
+    once the last step is drawn). Hover shows the prefix, its log-probability and score.
+    Always five traces, so frames of one search can share a slider.
+    """
+    nodes = list(nodes)
+    _check(nodes, labels)
+    last = max(n["step"] for n in nodes)
+    upto = last if upto_step is None else upto_step
+    y = _layout(nodes)
+    by_id = {n["id"]: n for n in nodes}
+    shown = [n for n in nodes if n["step"] <= upto]
+
+    def prefix(node):
+        out = []
+        while node is not None:
+            out.append(str(labels[node["token"]]))
+            node = by_id.get(node["parent"])
+        return " ".join(out[::-1])
+
+    fig = go.Figure()
+    ex, ey = [], []
+    for n in shown:
+        if n["parent"] is not None:
+            p = by_id[n["parent"]]
+            ex += [p["step"], n["step"], None]
+            ey += [y[p["id"]], y[n["id"]], None]
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#cccccc", width=1), hoverinfo="skip",
+                             showlegend=False))
+    for status, (name, colour, symbol) in STYLE.items():
+        group = [n for n in shown if (n["status"] in ("finished", "cut") if status == "finished"
+                                      else n["status"] == status or (status == "kept" and n["status"] == "root"))]
+        fig.add_trace(go.Scatter(
+            x=[n["step"] for n in group], y=[y[n["id"]] for n in group], mode="markers+text", name=name,
+            text=[str(labels[n["token"]]) for n in group], textposition="top center",
+            marker=dict(color=colour, symbol=symbol, size=11 if status != "pruned" else 8),
+            customdata=[[prefix(n), n["log_prob"], n["score"], n["status"]] for n in group],
+            hovertemplate="%{customdata[0]}<br>log p %{customdata[1]:.3f}<br>score %{customdata[2]:.3f}"
+                          "<br>%{customdata[3]}<extra></extra>"))
+    bx, by = [], []
+    if best and upto >= last:
+        path = []
+        node = by_id.get(best[0])
+        while node is not None:
+            path.append(node)
+            node = by_id.get(node["parent"])
+        bx, by = [n["step"] for n in path[::-1]], [y[n["id"]] for n in path[::-1]]
+    fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#ff7f0e", width=3), name="best hypothesis",
+                             hoverinfo="skip"))
+    span = max(y.values()) if y else 1.0
+    fig.update_layout(title=title, height=height, margin=dict(l=40, r=20, t=50 if title else 20, b=40),
+                      xaxis=dict(title="step (generated tokens)", range=[-0.5, last + 0.5], dtick=1),
+                      yaxis=dict(visible=False, range=[span + 0.8, -0.8]),
+                      legend=dict(orientation="h", y=-0.18))
+    return fig
+
+
+def beam_tree_slider(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+                     height: int = 420) -> go.Figure:
+    """The same tree with a slider over steps (precomputed: works without a kernel)."""
+    nodes = list(nodes)
+    _check(nodes, labels)
+    last = max(n["step"] for n in nodes)
+    frames = {str(s): beam_tree_figure(nodes, labels, best, upto_step=s, title=f"{title} (step {s} of {last})",
+                                       height=height) for s in range(1, last + 1)}
+    return slider_figure(frames, title=title, slider_label="step", active=last - 1)
+
+
+def beam_tree(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+              size=(7.0, 3.4)):
+    """The finished search tree as a matplotlib Figure (for the live widget; same layout and colours)."""
+    import matplotlib.pyplot as plt
+
+    nodes = list(nodes)
+    _check(nodes, labels)
+    y, by_id = _layout(nodes), {n["id"]: n for n in nodes}
+    fig, ax = plt.subplots(figsize=size)
+    fig.subplots_adjust(left=0.03, right=0.98, top=0.9, bottom=0.14)  # fixed margins: faster than a layout engine
+    for n in nodes:
+        if n["parent"] is not None:
+            p = by_id[n["parent"]]
+            ax.plot([p["step"], n["step"]], [y[p["id"]], y[n["id"]]], color="#cccccc", lw=1, zorder=1)
+    path, node = [], by_id.get(best[0]) if best else None
+    while node is not None:
+        path.append(node)
+        node = by_id.get(node["parent"])
+    if path:
+        ax.plot([n["step"] for n in path], [y[n["id"]] for n in path], color="#ff7f0e", lw=3, zorder=2,
+                label="best hypothesis")
+    for status, (name, colour, symbol) in STYLE.items():
+        group = [n for n in nodes if (n["status"] in ("finished", "cut") if status == "finished"
+                                      else n["status"] == status or (status == "kept" and n["status"] == "root"))]
+        marker = {"circle": "o", "square": "s", "x": "x"}[symbol]
+        ax.scatter([n["step"] for n in group], [y[n["id"]] for n in group], c=colour, marker=marker, zorder=3,
+                   s=40 if status != "pruned" else 25, label=name)
+        for n in group if status != "pruned" else ():  # pruned candidates unlabelled: faster, less clutter
+            ax.annotate(str(labels[n["token"]]), (n["step"], y[n["id"]]), textcoords="offset points", xytext=(0, 6),
+                        ha="center", fontsize=8)
+    ax.invert_yaxis()
+    ax.set_yticks([])
+    ax.set_xticks(range(0, max(n["step"] for n in nodes) + 1))
+    ax.set(xlabel="step (generated tokens)", title=title)
+    ax.legend(fontsize=7, frameon=False, loc="lower left", ncol=2)
+    return fig
