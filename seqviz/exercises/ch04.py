@@ -1,0 +1,178 @@
+"""Exercises of chapter 04, gates: LSTM and GRU (registered on import).
+
+- ch04.ex1: one GRU step, in PyTorch's convention, equal to ``torch.nn.GRUCell``;
+- ch04.ex2: the parameter count of a one-layer RNN, LSTM or GRU;
+- ch04.ex3: biases that make an LSTM cell keep whatever is on its belt for 100 steps.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .registry import compare_tensors, exercise
+
+# -- ex1: one GRU step ------------------------------------------------------------------------------
+
+
+def _gru_step_reference(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
+    xr, xz, xn = (x @ weight_ih.T + bias_ih).chunk(3, dim=-1)  # (B, H) each
+    hr, hz, hn = (h @ weight_hh.T + bias_hh).chunk(3, dim=-1)  # (B, H) each
+    r = torch.sigmoid(xr + hr)  # reset gate
+    z = torch.sigmoid(xz + hz)  # update gate: near 1 keeps the old state
+    n = torch.tanh(xn + r * hn)  # candidate; the reset gate multiplies W_hn h + b_hn
+    return (1 - z) * n + z * h
+
+
+def _gru_step_mirror(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
+    """Cho et al.'s form with PyTorch's z: the update gate pointing the other way."""
+    xr, xz, xn = (x @ weight_ih.T + bias_ih).chunk(3, dim=-1)
+    hr, hz, hn = (h @ weight_hh.T + bias_hh).chunk(3, dim=-1)
+    r, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
+    n = torch.tanh(xn + r * hn)
+    return (1 - z) * h + z * n
+
+
+def _gru_step_reset_before_bias(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
+    """The reset gate on W_hn h only, with b_hn added outside it."""
+    H = h.shape[-1]
+    xr, xz, xn = (x @ weight_ih.T + bias_ih).chunk(3, dim=-1)
+    hr, hz, hn = (h @ weight_hh.T).chunk(3, dim=-1)
+    br, bz, bn = bias_hh.split(H)
+    r, z = torch.sigmoid(xr + hr + br), torch.sigmoid(xz + hz + bz)
+    n = torch.tanh(xn + r * hn + bn)
+    return (1 - z) * n + z * h
+
+
+def _gru_step_swapped_rows(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
+    """Reads the rows as z, r, n instead of PyTorch's r, z, n."""
+    xz, xr, xn = (x @ weight_ih.T + bias_ih).chunk(3, dim=-1)
+    hz, hr, hn = (h @ weight_hh.T + bias_hh).chunk(3, dim=-1)
+    r, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
+    n = torch.tanh(xn + r * hn)
+    return (1 - z) * n + z * h
+
+
+@exercise("ch04.ex1", "One GRU step", reference=lambda: _gru_step_reference,
+          wrong=[lambda: _gru_step_mirror, lambda: _gru_step_reset_before_bias, lambda: _gru_step_swapped_rows])
+def check_gru_step(answer):
+    if not callable(answer):
+        return False, "answer should be your function gru_step(x, h, weight_ih, weight_hh, bias_ih, bias_hh)."
+    generator = torch.Generator().manual_seed(4)
+    cell = nn.GRUCell(3, 4)
+    with torch.no_grad():
+        for p in cell.parameters():
+            p.copy_(torch.randn(p.shape, generator=generator))  # large weights: gates far from 0.5
+    x = torch.randn(5, 3, generator=generator)  # (B, I)
+    h = torch.randn(5, 4, generator=generator)  # (B, H)
+    with torch.no_grad():
+        expected = cell(x, h)
+        got = answer(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+    ok, message = compare_tensors(got, expected, "your h_t")
+    if ok:
+        return True, message + " It is torch.nn.GRUCell's step: z near 1 keeps h_{t-1}."
+    if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+        with torch.no_grad():
+            if torch.allclose(got, _gru_step_mirror(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih,
+                                                    cell.bias_hh), atol=1e-5):
+                return False, ("That is the mirror form h = (1 - z) h_{t-1} + z n (Cho et al., seed 002). PyTorch's z "
+                               "points the other way: h_t = (1 - z) * n + z * h_{t-1}.")
+            if torch.allclose(got, _gru_step_reset_before_bias(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih,
+                                                               cell.bias_hh), atol=1e-5):
+                return False, ("Almost: in PyTorch the reset gate multiplies (W_hn h + b_hn), the bias included, "
+                               "so b_hh cannot be added outside it.")
+    return False, message + " Check the row order of the weights (r, z, n) and where the reset gate goes."
+
+
+# -- ex2: counting parameters -------------------------------------------------------------------------
+
+GATES = {"rnn": 1, "gru": 3, "lstm": 4}
+
+
+def _count_reference(kind, input_size, hidden_size):
+    return GATES[kind] * (hidden_size * (input_size + hidden_size) + 2 * hidden_size)
+
+
+def _count_one_bias(kind, input_size, hidden_size):
+    return GATES[kind] * (hidden_size * (input_size + hidden_size) + hidden_size)
+
+
+def _count_gru_as_lstm(kind, input_size, hidden_size):
+    gates = {"rnn": 1, "gru": 4, "lstm": 4}[kind]
+    return gates * (hidden_size * (input_size + hidden_size) + 2 * hidden_size)
+
+
+def _count_square(kind, input_size, hidden_size):
+    return GATES[kind] * (2 * hidden_size * hidden_size + 2 * hidden_size)
+
+
+@exercise("ch04.ex2", "Count the parameters", reference=lambda: _count_reference,
+          wrong=[lambda: _count_one_bias, lambda: _count_gru_as_lstm, lambda: _count_square])
+def check_count(answer):
+    if not callable(answer):
+        return False, "answer should be your function n_params(kind, input_size, hidden_size) returning an int."
+    builtins = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
+    for kind, cls in builtins.items():
+        for input_size, hidden_size in ((3, 5), (32, 64), (100, 7)):
+            expected = sum(p.numel() for p in cls(input_size, hidden_size).parameters())
+            got = answer(kind, input_size, hidden_size)
+            if isinstance(got, torch.Tensor) and got.numel() == 1:
+                got = got.item()
+            if got != expected:
+                hint = ""
+                if got == _count_one_bias(kind, input_size, hidden_size):
+                    hint = " PyTorch keeps two bias vectors per gate, b_ih and b_hh."
+                elif kind == "gru":
+                    hint = " A GRU has three blocks of rows (reset, update, candidate), not four."
+                return False, (f"n_params({kind!r}, {input_size}, {hidden_size}) gave {got!r}, but torch.nn."
+                               f"{cls.__name__} has {expected:,} parameters.{hint}")
+    return True, ("Right for RNN, GRU and LSTM at every size tried: gates x (H (I + H) + 2H). A GRU has 3/4 of "
+                  "an LSTM's parameters at the same sizes.")
+
+
+# -- ex3: forget nothing ---------------------------------------------------------------------------------
+
+STEPS = 100
+START_VALUES = (1.0, -0.5, 0.3)
+
+
+def _belt_after(bias):
+    """c after STEPS steps of a one-unit LSTM with zero weights and bias_ih = bias, from each start value."""
+    from ..models import LSTM
+
+    lstm = LSTM(1, 1)
+    with torch.no_grad():
+        for p in lstm.parameters():
+            p.zero_()
+        lstm.bias_ih_l0.copy_(bias)
+    x = torch.randn(1, STEPS, 1, generator=torch.Generator().manual_seed(0))  # ignored: the weights are zero
+    finals = []
+    for value in START_VALUES:
+        h0, c0 = torch.zeros(1, 1, 1), torch.full((1, 1, 1), value)
+        with torch.no_grad():
+            _, (_, c) = lstm(x, (h0, c0))
+        finals.append(c.item())
+    return finals
+
+
+@exercise("ch04.ex3", "Forget nothing", reference=lambda: [-10.0, 10.0, 0.0, 0.0],
+          wrong=[lambda: [0.0, 0.0, 0.0, 0.0], lambda: [0.0, 5.0, 0.0, 0.0], lambda: [10.0, 10.0, 10.0, 0.0]])
+def check_forget_nothing(answer):
+    bias = torch.as_tensor(answer, dtype=torch.float32).flatten()
+    if bias.numel() != 4:
+        return False, f"answer should hold 4 numbers, the biases of the i, f, g, o rows; got {bias.numel()}."
+    if not torch.isfinite(bias).all():
+        return False, "the biases must be finite numbers (a sigmoid reaches 1 only in the limit)."
+    finals = _belt_after(bias)
+    f, i, g = torch.sigmoid(bias[1]).item(), torch.sigmoid(bias[0]).item(), torch.tanh(bias[2]).item()
+    for start, end in zip(START_VALUES, finals):
+        if abs(end - start) > 0.01 * abs(start):
+            if f ** STEPS < 0.99:
+                return False, (f"c went from {start} to {end:.3g} in {STEPS} steps. The forget gate is "
+                               f"sigmoid({bias[1].item():g}) = {f:.4f}, and {f:.4f}^{STEPS} = {f ** STEPS:.3g}: "
+                               "the belt leaks. It must be so close to 1 that its 100th power stays above 0.99.")
+            return False, (f"c went from {start} to {end:.3g}: the belt keeps its load, but something is written "
+                           f"onto it at every step (input gate {i:.3g} times candidate {g:.3g}). Close the input "
+                           "gate or make the candidate zero.")
+    return True, (f"c stays within 1 % of every start value. The forget gate is {f:.6f} (its {STEPS}th power "
+                  f"{f ** STEPS:.4f}) and the write i * g is {i * g:.1e}: c_t = f c_(t-1) + i g ≈ c_(t-1).")

@@ -1,0 +1,148 @@
+"""Chapter 4's gate views: the survival product, the plotly figures and the live widget."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from seqviz.models import LSTM
+from seqviz.viz import (accuracy_spread_figure, conveyor_belt_figure, forget_survival, gate_heatmaps_figure,
+                        gate_slider_figure, gates_picture, gates_widget)
+
+TOKENS = ["the", "keys", "near", "the", "old", "cabinet"]
+
+
+def lstm_gates(T=len(TOKENS), H=5):
+    torch.manual_seed(0)
+    _, _, trace = LSTM(3, H)(torch.randn(1, T, 3), return_trace=True)
+    return {name: trace[name][0, 0].detach() for name in ("forget", "input", "candidate", "output")}
+
+
+def test_survival_equals_the_explicit_product():
+    forget = torch.rand(7, 3, dtype=torch.float64)
+    survival = forget_survival(forget)
+    assert survival.shape == (7, 7, 3)
+    for t in range(7):
+        for s in range(7):
+            for u in range(3):
+                if s < t:
+                    assert math.isnan(survival[t, s, u])
+                else:
+                    explicit = math.prod(forget[r, u].item() for r in range(t + 1, s + 1))
+                    assert survival[t, s, u].item() == pytest.approx(explicit, rel=1e-12)
+
+
+def test_survival_is_what_is_left_of_c_when_nothing_is_written():
+    # with the input gate closed, c_s = f_s * ... * f_(t+1) * c_t: the belt's definition
+    forget = torch.rand(6, 4, dtype=torch.float64)
+    c = [torch.randn(4, dtype=torch.float64)]
+    for t in range(1, 6):
+        c.append(forget[t] * c[-1])
+    torch.testing.assert_close(forget_survival(forget)[0, 5] * c[0], c[5])
+
+
+def test_survival_batches_and_checks_its_input():
+    forget = torch.rand(2, 5, 3)
+    batched = forget_survival(forget)
+    assert batched.shape == (2, 5, 5, 3)
+    torch.testing.assert_close(batched[1], forget_survival(forget[1]), equal_nan=True)
+    assert forget_survival(np.full((3, 2), 1.0))[0, 2].tolist() == [1.0, 1.0]  # an open belt keeps everything
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        forget_survival(torch.tensor([[1.5]]))
+    with pytest.raises(ValueError, match="\\(T, H\\)"):
+        forget_survival(torch.rand(4))
+
+
+def test_gate_heatmaps_one_panel_per_gate_with_tokens_on_the_axis():
+    gates = lstm_gates()
+    fig = gate_heatmaps_figure(gates, TOKENS)
+    assert len(fig.data) == 4
+    assert [t.type for t in fig.data] == ["heatmap"] * 4
+    assert list(fig.layout.yaxis.ticktext) == TOKENS
+    assert fig.data[0].z.shape == (len(TOKENS), 5)
+    assert {t.coloraxis for t in fig.data} == {"coloraxis", "coloraxis2"}  # gates 0..1, candidate signed
+    chosen = gate_heatmaps_figure(gates, TOKENS, units=[4, 0])
+    np.testing.assert_allclose(chosen.data[0].z[:, 0], gates["forget"][:, 4].numpy(), rtol=1e-6)
+
+
+def test_gate_views_reject_mismatched_tokens_and_shapes():
+    gates = lstm_gates()
+    with pytest.raises(ValueError, match="6 time steps but there are 5 tokens"):
+        gate_heatmaps_figure(gates, TOKENS[:5])
+    with pytest.raises(ValueError, match="same number of hidden units"):
+        gate_heatmaps_figure({"forget": torch.rand(6, 5), "input": torch.rand(6, 4)}, TOKENS)
+    with pytest.raises(ValueError, match="one sentence"):
+        gate_heatmaps_figure({"forget": torch.rand(1, 6, 5)}, TOKENS)
+    with pytest.raises(ValueError, match="units"):
+        gate_heatmaps_figure(gates, TOKENS, units=[7])
+    with pytest.raises(ValueError, match="unit labels"):
+        gate_heatmaps_figure(gates, TOKENS, units=[0, 1], unit_labels=["a"])
+    with pytest.raises(ValueError, match="tokens"):
+        conveyor_belt_figure(gates["forget"], TOKENS + ["extra"])
+
+
+def test_gate_slider_has_one_step_per_sentence_and_switches_tokens():
+    long_gates, short_gates = lstm_gates(), lstm_gates(T=3)
+    short_tokens = ["my", "dogs", "here"]
+    fig = gate_slider_figure({"long": (TOKENS, long_gates), "short": (short_tokens, short_gates)})
+    steps = fig.layout.sliders[0].steps
+    assert len(steps) == 2 and len(fig.data) == 8
+    assert [t.visible for t in fig.data] == [True] * 4 + [False] * 4
+    assert steps[1].args[0]["visible"] == [False] * 4 + [True] * 4
+    assert steps[1].args[1]["yaxis.ticktext"] == short_tokens
+    assert steps[1].args[1]["title.text"] == "short"
+    with pytest.raises(ValueError, match="gates"):
+        gate_slider_figure({"a": (TOKENS, long_gates), "b": (short_tokens, {"forget": short_gates["forget"]})})
+
+
+def test_conveyor_belt_frames_match_the_survival_product():
+    forget = lstm_gates()["forget"]
+    fig = conveyor_belt_figure(forget, TOKENS, units=[0, 2], start=1)
+    T, per = len(TOKENS), 3  # two units and the mean
+    assert len(fig.data) == T * per
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == TOKENS and fig.layout.sliders[0].active == 1
+    assert [bool(t.visible) for t in fig.data] == [j // per == 1 for j in range(T * per)]
+    survival = forget_survival(forget.double())
+    np.testing.assert_allclose(fig.data[per * 1 + 1].y, survival[1, 1:, 2].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(fig.data[per * 1 + 2].y, survival[1, 1:].mean(-1).numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="start"):
+        conveyor_belt_figure(forget, TOKENS, start=6)
+
+
+def test_accuracy_spread_figure_draws_band_seeds_and_mean():
+    runs = {"RNN": torch.tensor([[0.9, 0.6], [0.8, 0.5], [0.7, 0.55]]), "LSTM": torch.tensor([[1.0, 0.99]])}
+    fig = accuracy_spread_figure([2, 40], runs)
+    assert len(fig.data) == 2 * 3 + 1  # band, seeds, mean per model; chance
+    band, seeds, mean = fig.data[:3]
+    np.testing.assert_allclose(mean.y, [0.8, 0.55])
+    np.testing.assert_allclose(band.y, [0.9, 0.6, 0.5, 0.7])  # high forwards, low backwards
+    assert len(seeds.y) == 6
+    with pytest.raises(ValueError, match="2 distances"):
+        accuracy_spread_figure([2, 40], {"GRU": torch.rand(3, 3)})
+
+
+def test_live_widget_redraws_fast_and_reports_errors(capsys):
+    gates = lstm_gates()
+
+    def read(sentence):
+        tokens = sentence.split()
+        if "teh" in tokens:
+            raise ValueError("this model has never seen 'teh'")
+        return tokens, {k: v[: len(tokens)] for k, v in gates.items()}
+
+    view = gates_widget(read, " ".join(TOKENS), units=[0, 1])
+    assert view.controls["start"].max == len(TOKENS) - 1
+    times = []
+    for start in range(len(TOKENS)):
+        view.controls["start"].value = start
+        times.append(view.last_update_ms)
+    assert sorted(times)[len(times) // 2] < 300  # the budget is 100 ms; leave room for a busy CI machine
+    capsys.readouterr()
+    view.controls["sentence"].value = "the keys near teh cabinet"  # outside a kernel, Output prints
+    assert "never seen" in str(view.output.outputs) + capsys.readouterr().out
+    fig = gates_picture(TOKENS, gates, start=2, units=[0, 1])
+    assert len(fig.axes) == 5  # four gates and the belt
+    with pytest.raises(ValueError, match="start"):
+        gates_picture(TOKENS, gates, start=9)
