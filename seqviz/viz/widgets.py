@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable
 
 import ipywidgets as widgets
-from IPython.display import display
-
 from .. import config
 
 STILL_NOTE = ("A still of a live view: run this chapter in Colab or Jupyter (the rocket icon at the top) "
@@ -47,21 +45,25 @@ class LiveView(widgets.VBox):
         return {name: control.value for name, control in self.controls.items()}
 
     def update(self, _change=None):
+        """Redraw. The picture is written into the Output widget's state directly rather than
+        captured with ``with output: display(...)``: that capture relies on the front end to
+        route messages, and under nbclient it intermittently left a finished cell waiting
+        until its timeout."""
         start = time.perf_counter()
-        with self.output:
-            self.output.clear_output(wait=True)
-            try:
-                figure = self.render(**self.values())
-            except ValueError as error:
-                display(widgets.HTML(f"<span style='color:#b00'>⚠ {error}</span>"))
-            else:
-                display(figure)
-                if config.BOOK:
-                    self._still = _still_html(figure)
-                if hasattr(figure, "savefig"):  # matplotlib: shown once, then released
-                    import matplotlib.pyplot as plt
+        try:
+            figure = self.render(**self.values())
+        except ValueError as error:
+            data = {"text/html": f"<span style='color:#b00'>⚠ {html.escape(str(error))}</span>",
+                    "text/plain": f"⚠ {error}"}
+        else:
+            data = _mimebundle(figure)
+            if config.BOOK:
+                self._still = _still_html(figure, data)
+            if hasattr(figure, "savefig"):  # matplotlib: drawn once, then released
+                import matplotlib.pyplot as plt
 
-                    plt.close(figure)
+                plt.close(figure)
+        self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
         self.last_update_ms = (time.perf_counter() - start) * 1000
 
     def _repr_mimebundle_(self, **kwargs):
@@ -73,21 +75,41 @@ class LiveView(widgets.VBox):
         return super()._repr_mimebundle_(**kwargs)
 
 
-def _still_html(figure) -> str:
-    """The picture of a matplotlib figure (PNG) or a plotly figure (its book HTML), as HTML."""
-    if hasattr(figure, "savefig"):
-        from io import BytesIO
+def _png(figure) -> str:
+    from io import BytesIO
 
-        buffer = BytesIO()
-        figure.savefig(buffer, format="png", bbox_inches="tight", dpi=90)
-        data = base64.b64encode(buffer.getvalue()).decode()
-        return f"<img alt='live view' src='data:image/png;base64,{data}'/>"
+    buffer = BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches="tight", dpi=90)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _mimebundle(figure) -> dict:
+    """A JSON-ready display bundle for a matplotlib figure, a plotly figure or anything IPython shows."""
+    if hasattr(figure, "savefig"):
+        return {"image/png": _png(figure), "text/plain": repr(figure)}
+    if hasattr(figure, "_repr_mimebundle_"):
+        bundle = figure._repr_mimebundle_()
+        bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+        if bundle:
+            return {k: v for k, v in bundle.items() if isinstance(v, (str, dict))}
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        data, _ = shell.display_formatter.format(figure)
+        return {k: base64.b64encode(v).decode() if isinstance(v, bytes) else v for k, v in data.items()}
+    return {"text/plain": repr(figure)}
+
+
+def _still_html(figure, data: dict) -> str:
+    """The picture of a figure as HTML for the book: its PNG, or the plotly book renderer's HTML."""
+    if "image/png" in data:
+        return f"<img alt='live view' src='data:image/png;base64,{data['image/png']}'/>"
     if hasattr(figure, "to_plotly_json"):
         from .interactive import BookRenderer
 
         return BookRenderer().to_mimebundle(figure.to_dict())["text/html"]
-    bundle = getattr(figure, "_repr_html_", lambda: None)()
-    return bundle or f"<pre>{html.escape(repr(figure))}</pre>"
+    return data.get("text/html") or f"<pre>{html.escape(data.get('text/plain', ''))}</pre>"
 
 
 def live(render: Callable, title: str = "", **controls: widgets.Widget) -> LiveView:

@@ -1,0 +1,125 @@
+"""Chapter 8's views (head view, bertviz bridge, positional encodings, cost) and measurements."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from seqviz.compare import (accuracy_by_length, attention_entropy, cost_vs_length, crossover, fit_power_law,
+                            saved_bytes, time_call)
+from seqviz.models import MultiHeadAttention, TransformerSeq2Seq, positional_encoding
+from seqviz.viz import (cost_figure, head_view_figure, position_similarity_figure, positional_encoding_figure,
+                        to_bertviz)
+
+
+def _attn(layers=2, heads=3, T=4):
+    return [torch.rand(1, heads, T, T).softmax(-1) for _ in range(layers)]
+
+
+def test_head_view_has_composable_layer_and_head_sliders():
+    att = _attn()
+    fig = head_view_figure(att, ["a", "b", "a", "c"])
+    assert len(fig.data) == 4  # 3 heads + mean
+    assert [t.visible for t in fig.data] == [True, False, False, False]
+    layer_slider, head_slider = fig.layout.sliders
+    assert len(layer_slider.steps) == 2 and len(head_slider.steps) == 4
+    step = layer_slider.steps[1]
+    assert step.method == "restyle" and list(step.args[1]) == [0, 1, 2, 3]
+    np.testing.assert_allclose(step.args[0]["z"][2], att[1][0, 2].numpy(), atol=1e-4)
+    np.testing.assert_allclose(step.args[0]["z"][3], att[1][0].mean(0).numpy(), atol=1e-4)
+    assert head_slider.steps[2].args[0]["visible"] == [False, False, True, False]
+    assert list(fig.layout.xaxis.ticktext) == ["a", "b", "a", "c"]  # repeated tokens keep their label
+
+
+def test_head_view_accepts_cross_attention_and_checks_labels():
+    cross = [torch.rand(2, 3, 5)]  # (heads, Tq, Tk)
+    fig = head_view_figure(cross, list("vwxyz"), list("abc"), average=False)
+    assert len(fig.data) == 2 and np.asarray(fig.data[0].z).shape == (3, 5)
+    with pytest.raises(ValueError, match="query tokens"):
+        head_view_figure(cross, list("vwxyz"))
+    with pytest.raises(ValueError, match="agree"):
+        head_view_figure([torch.rand(2, 3, 3), torch.rand(2, 4, 4)], list("abc"))
+    with pytest.raises(ValueError):
+        head_view_figure(torch.rand(3, 3), list("abc"))
+
+
+def test_to_bertviz_shapes_and_checks():
+    _, w = MultiHeadAttention(8, 2)(*(torch.randn(3, 5, 8),) * 3)
+    out = to_bertviz([w, w], list("abcde"), batch_index=2)
+    assert len(out) == 2 and out[0].shape == (1, 2, 5, 5)
+    torch.testing.assert_close(out[1][0], w[2].detach())
+    with pytest.raises(ValueError, match="tokens"):
+        to_bertviz([w], list("abc"))
+    with pytest.raises(ValueError):
+        to_bertviz([], [])
+
+
+def test_bertviz_head_view_accepts_our_tensors():
+    bertviz = pytest.importorskip("bertviz")
+    html = bertviz.head_view(to_bertviz(_attn(T=3), list("xyz")), list("xyz"), html_action="return")
+    assert "xyz"[0] in html.data
+
+
+def test_positional_figures():
+    pe = positional_encoding(20, 8)
+    fig = positional_encoding_figure(pe)
+    assert np.asarray(fig.data[0].z).shape == (20, 8)
+    sim = np.asarray(position_similarity_figure(pe).data[0].z)
+    np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-3)
+    assert sim[5, 6] > sim[5, 15]  # nearby positions look alike
+    with pytest.raises(ValueError):
+        positional_encoding_figure(torch.rand(3))
+
+
+def test_cost_figure_and_power_law_fit():
+    n = [16, 32, 64, 128]
+    quad = [3e-7 * x ** 2 for x in n]
+    lin = [2e-5 * x for x in n]
+    p, c = fit_power_law(n, quad)
+    assert math.isclose(p, 2.0, rel_tol=1e-9) and math.isclose(c, 3e-7, rel_tol=1e-6)
+    cross = crossover(fit_power_law(n, quad), fit_power_law(n, lin))
+    assert math.isclose(cross, 2e-5 / 3e-7, rel_tol=1e-6)
+    assert crossover((1.0, 2.0), (1.0, 3.0)) is None
+    fig = cost_figure(n, {"attention": quad, "gru": lin}, {"attention": (p, c)}, cross)
+    assert fig.layout.xaxis.type == "log" and len(fig.data) == 3
+    with pytest.raises(ValueError):
+        fit_power_law([1], [1])
+
+
+def test_measurements_run_and_make_sense():
+    assert time_call(lambda: None, min_time=0.001, repeats=1) >= 0
+    times = cost_vs_length([8, 16], d_model=8, batch_size=2, train=True, min_time=0.001, repeats=1, progress=False)
+    assert set(times) == {"attention", "gru"} and all(t > 0 for v in times.values() for t in v)
+    x = torch.randn(2, 16, 8, requires_grad=True)
+    small = saved_bytes(lambda: (x[:, :8] @ x[:, :8].transpose(1, 2)).softmax(-1).sum())
+    big = saved_bytes(lambda: (x @ x.transpose(1, 2)).softmax(-1).sum())
+    assert big > small > 0
+    scaled = attention_entropy([4, 256], scaled=True)
+    raw = attention_entropy([4, 256], scaled=False)
+    assert raw[1] < 1.0 < scaled[1] and abs(scaled[0] - scaled[1]) < 0.5
+
+
+def test_accuracy_by_length_reports_each_length():
+    model = TransformerSeq2Seq(14, 14, d_model=8, num_heads=2, dim_feedforward=16, max_len=8)
+    src = torch.tensor([[4, 5, 0], [6, 7, 8], [4, 0, 0]])
+    lengths = torch.tensor([2, 3, 1])
+    tgt_out = torch.tensor([[4, 5, 3, 0], [6, 7, 8, 3], [4, 3, 0, 0]])
+    acc = accuracy_by_length(model, src, lengths, tgt_out)
+    assert sorted(acc) == [1, 2, 3] and all(0.0 <= v <= 1.0 for v in acc.values())
+
+
+def test_cost_vs_batch_and_learning_curve():
+    from seqviz.compare import cost_vs_batch, learning_curve
+
+    times = cost_vs_batch([1, 2], 8, d_model=8, min_time=0.001, repeats=1, progress=False)
+    assert all(len(v) == 2 and min(v) > 0 for v in times.values())
+    model = TransformerSeq2Seq(14, 14, d_model=8, num_heads=2, dim_feedforward=16, max_len=8)
+    src = torch.tensor([[4, 5, 0], [6, 7, 8]])
+    data = (src, torch.tensor([2, 3]), torch.tensor([[2, 4, 5, 0], [2, 6, 7, 8]]),
+            torch.tensor([[4, 5, 3, 0], [6, 7, 8, 3]]))
+    curve = learning_curve(model, data, data, steps=4, points=2, device="cpu")
+    assert curve["steps"] == [2, 4] and curve["seconds"][1] >= curve["seconds"][0] > 0
+    assert all(0 <= a <= 1 for a in curve["accuracy"])
+    with pytest.raises(ValueError):
+        learning_curve(model, data, data, steps=2, points=3)
