@@ -420,46 +420,20 @@ def gates_widget(read_fn: Callable, sentence: str = "", *, units=None, unit_labe
     ``unit_labels``) pick the units drawn in the belt panel; a slider picks the start token.
     Returns the ``LiveView`` (``view.update()``, ``view.last_update_ms``, ``view.controls``).
     """
-    import ipywidgets as widgets
-
-    from .widgets import live
+    from .widgets import sentence_view
 
     if not callable(read_fn):
         raise ValueError(f"read_fn must be a function sentence -> (tokens, gates), got {type(read_fn).__name__}")
-    cache: dict[str, tuple] = {}
 
     def read(text):
-        if text not in cache:
-            result = read_fn(text)
-            if not isinstance(result, tuple) or len(result) != 2:
-                raise ValueError("read_fn must return (tokens, gates)")
-            canvas = GatesCanvas(*result, units=units, unit_labels=unit_labels)
-            cache.clear()  # one sentence at a time: memory stays flat
-            cache[text] = canvas
-        return cache[text]
+        result = read_fn(text)
+        if not isinstance(result, tuple) or len(result) != 2:
+            raise ValueError("read_fn must return (tokens, gates)")
+        return GatesCanvas(*result, units=units, unit_labels=unit_labels)
 
-    text = widgets.Text(value=sentence, description="sentence", continuous_update=False,
-                        layout=widgets.Layout(width="420px"))
-    start = widgets.IntSlider(value=1, min=0, max=1, description="belt from", continuous_update=False)
-
-    def fit_slider(_change=None):
-        try:
-            n = len(read(text.value).tokens)
-        except ValueError:
-            return
-        with start.hold_trait_notifications():
-            start.max = max(n - 1, 0)
-            start.value = min(1, n - 1)  # the subject, in the agreement sentences
-
-    fit_slider()
-    text.observe(fit_slider, names="value")
-
-    def render(sentence, start):
-        if not sentence.strip():
-            raise ValueError("type a sentence in the box (words separated by spaces)")
-        return read(sentence).show(start)
-
-    return live(render, title=title, sentence=text, start=start)
+    # the belt starts at the subject (token 1 in the agreement sentences) by default
+    return sentence_view(read, sentence, slider="start", description="belt from", title=title,
+                         span=lambda n: (0, n - 1, min(1, n - 1)), continuous_update=False)
 
 
 # -- one picture of the cell ----------------------------------------------------------------------------

@@ -341,48 +341,21 @@ def sticky_note_widget(states_fn: Callable, sentence: str = "", *, class_names=N
     Readings are cached, so moving the slider only redraws. Returns the ``LiveView``
     (``view.update()``, ``view.last_update_ms``, ``view.controls``).
     """
-    import ipywidgets as widgets
-
-    from .widgets import live
+    from .widgets import sentence_view
 
     if not callable(states_fn):
         raise ValueError(f"states_fn must be a function sentence -> (tokens, states, probs), got {type(states_fn)}")
-    cache: dict[str, tuple] = {}
 
     def read(text):
-        if text not in cache:
-            result = states_fn(text)
-            if not isinstance(result, tuple) or len(result) not in (2, 3):
-                raise ValueError("states_fn must return (tokens, states) or (tokens, states, probs)")
-            tokens, states, probs = (*result, None) if len(result) == 2 else result
-            canvas = NoteCanvas(tokens, states, probs, class_names, track)
-            cache.clear()  # keep one sentence: memory stays flat however long the reader types
-            cache[text] = canvas
-        return cache[text]
+        result = states_fn(text)
+        if not isinstance(result, tuple) or len(result) not in (2, 3):
+            raise ValueError("states_fn must return (tokens, states) or (tokens, states, probs)")
+        tokens, states, probs = (*result, None) if len(result) == 2 else result
+        return NoteCanvas(tokens, states, probs, class_names, track)
 
-    text = widgets.Text(value=sentence, description="sentence", continuous_update=False,
-                        layout=widgets.Layout(width="420px"))
-    step = widgets.IntSlider(value=1, min=1, max=1, description="step t", continuous_update=True)
-
-    def fit_slider(_change=None):
-        """A new sentence: the slider spans its tokens and jumps to the end (the whole sentence read)."""
-        try:
-            n = len(read(text.value).tokens)
-        except ValueError:
-            return  # the view shows the message
-        with step.hold_trait_notifications():
-            step.max = max(n, 1)
-            step.value = n
-
-    fit_slider()
-    text.observe(fit_slider, names="value")  # registered before the view's own observer: slider first
-
-    def render(sentence, step):
-        if not sentence.strip():
-            raise ValueError("type a sentence in the box (words separated by spaces)")
-        return read(sentence).show(step)
-
-    return live(render, title=title, sentence=text, step=step)
+    # a new sentence: the slider spans its tokens and jumps to the end (the whole sentence read)
+    return sentence_view(read, sentence, slider="step", description="step t", title=title,
+                         span=lambda n: (1, max(n, 1), n))
 
 
 # -- one picture of the loop ----------------------------------------------------------------------

@@ -115,3 +115,51 @@ def _still_html(figure, data: dict) -> str:
 def live(render: Callable, title: str = "", **controls: widgets.Widget) -> LiveView:
     """``live(render, sentence=widgets.Text(...), step=widgets.IntSlider(...))``."""
     return LiveView(render, controls, title)
+
+
+def sentence_view(read: Callable, sentence: str, *, slider: str, description: str, span: Callable,
+                  title: str = "", continuous_update: bool = True) -> LiveView:
+    """A live view with a sentence box and a token slider (chapters 2 and 4).
+
+    ``read(text)`` turns a sentence into a canvas with ``.tokens`` and ``.show(position)``
+    (a ``ValueError`` from it, an unknown word say, is shown as a message); only the latest
+    sentence's canvas is kept, so moving the slider just redraws. ``span(n)`` gives the
+    slider's ``(min, max, value)`` for a sentence of ``n`` tokens. The control names are
+    ``sentence`` and ``slider``.
+    """
+    if not callable(read):
+        raise ValueError(f"read must be a function sentence -> canvas, got {type(read).__name__}")
+    cache: dict = {}
+
+    def canvas(text):
+        if text not in cache:
+            result = read(text)
+            cache.clear()  # one sentence at a time: memory stays flat however long the reader types
+            cache[text] = result
+        return cache[text]
+
+    text = widgets.Text(value=sentence, description="sentence", continuous_update=False,
+                        layout=widgets.Layout(width="420px"))
+    low, high, value = span(1)
+    position = widgets.IntSlider(value=value, min=low, max=max(high, low), description=description,
+                                 continuous_update=continuous_update)
+
+    def fit_slider(_change=None):
+        try:
+            n = len(canvas(text.value).tokens)
+        except ValueError:
+            return  # the view shows the message
+        low, high, value = span(n)
+        with position.hold_trait_notifications():
+            position.min, position.max = low, max(high, low)
+            position.value = value
+
+    fit_slider()
+    text.observe(fit_slider, names="value")  # registered before the view's own observer: slider first
+
+    def render(sentence, **values):
+        if not sentence.strip():
+            raise ValueError("type a sentence in the box (words separated by spaces)")
+        return canvas(sentence).show(values[slider])
+
+    return live(render, title=title, sentence=text, **{slider: position})
