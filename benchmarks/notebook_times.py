@@ -71,7 +71,7 @@ def main(argv=None) -> int:
             over += bool(flag)
             cells.append(f"{row[mode]:.1f}{flag}")
         print(f"| {row['notebook']} | " + " | ".join(cells) + " |")
-    print(f"total: " + ", ".join(f"{m} {sum(r[m] for r in rows):.0f} s" for m in args.modes))
+    print("total: " + ", ".join(f"{m} {sum(r[m] for r in rows):.0f} s" for m in args.modes))
     return 1 if over else 0
 
 
