@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit notebooks book book-quick browser-check student strip bench gpu-check clean
+.PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
@@ -22,7 +22,8 @@ help:
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student     write the student edition to student/notebooks/"
 	@echo "make strip       remove outputs from notebooks before committing"
-	@echo "make bench       run the benchmarks in benchmarks/"
+	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
+	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
 	@echo "make gpu-check   run every model on the GPU, if there is one"
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
@@ -64,8 +65,19 @@ student: $(STAMP)
 strip:
 	$(PYTHON) scripts/strip_outputs.py
 
+# The fast benchmarks (a few minutes), then one markdown report of every CSV in benchmarks/results/.
+# Timing every notebook in quick and full mode takes 10+ minutes: make bench-notebooks (then make bench-report).
+BENCHES := recurrent_speed length_cost streaming_cost attention_cost widget_latency
 bench: $(STAMP)
-	@for b in $(sort $(wildcard benchmarks/*.py)); do echo "== $$b"; $(PY) $$b || exit 1; done
+	@for b in $(BENCHES); do echo "== benchmarks/$$b.py"; $(PY) benchmarks/$$b.py || exit 1; done
+	@$(PY) benchmarks/report.py
+
+bench-notebooks: $(STAMP)
+	$(PY) benchmarks/notebook_times.py
+	@$(PY) benchmarks/report.py
+
+bench-report: $(STAMP)
+	@$(PY) benchmarks/report.py
 
 gpu-check: $(STAMP)
 	$(PY) scripts/gpu_check.py

@@ -1,10 +1,11 @@
 """Run every model in ``seqviz.models`` forward and backward on a GPU under autocast.
 
 Prints, per model, the time of one forward+backward step and the throughput in
-tokens per second. Without a GPU it says so and exits 0. ``--device cpu`` runs the
+tokens per second; on CUDA (or with ``--compare-cpu``) also the same step on the CPU in
+float32 and the ratio CPU time / device time per model. Without a GPU it says so and exits 0. ``--device cpu`` runs the
 same code path on the CPU (bfloat16 autocast), which the tests use.
 
-Usage: ``python scripts/gpu_check.py [--device cuda|mps|cpu] [--quick]``
+Usage: ``python scripts/gpu_check.py [--device cuda|mps|cpu] [--quick] [--compare-cpu]``
 """
 
 from __future__ import annotations
@@ -39,7 +40,49 @@ def factories(batch: int, length: int, width: int) -> dict:
                                lambda: models.SequenceClassifier(vocab, width, models.RNN(width, width), 2), ids),
         "BagOfWords": (models.BagOfWords, lambda: models.BagOfWords(vocab, width, 2), ids),
         "CausalCNN": (models.CausalCNN, lambda: models.CausalCNN(vocab, width, width, 3, 4, 2), ids),
+        # chapters 5-7: bidirectional tagger, encoder-decoder with and without Bahdanau attention
+        "Encoder": (models.Encoder, lambda: models.Encoder(vocab, width, width, bidirectional=True), ids),
+        "Tagger": (models.Tagger, lambda: models.Tagger(vocab, width, width, num_tags=5), ids),
+        "AdditiveAttention": (models.AdditiveAttention, lambda: models.AdditiveAttention(width, width, width),
+                              lambda device: (torch.randn(batch, width, device=device),
+                                              torch.randn(batch, length, width, device=device))),
+        "Seq2Seq": (models.Seq2Seq, lambda: models.Seq2Seq(vocab, vocab, width, width, attention=True,
+                                                           teacher_forcing=0.5),
+                    lambda device: (*ids(device), torch.full((batch,), length, device=device),
+                                    torch.randint(4, vocab, (batch, max(2, length // 4)), device=device))),
     }
+    # chapter 8: attention, positional encodings, Transformer layers and the small encoder-decoder
+    table.update({
+        "MultiHeadAttention": (models.MultiHeadAttention, lambda: models.MultiHeadAttention(width, 4),
+                               lambda device: (dense(device)[0],) * 3),
+        "SinusoidalPositionalEncoding": (models.SinusoidalPositionalEncoding,
+                                         lambda: nn.Sequential(nn.Linear(width, width),
+                                                               models.SinusoidalPositionalEncoding(length, width)),
+                                         dense),
+        "LearnedPositionalEncoding": (models.LearnedPositionalEncoding,
+                                      lambda: models.LearnedPositionalEncoding(length, width), dense),
+        "TransformerEncoderLayer": (models.TransformerEncoderLayer,
+                                    lambda: models.TransformerEncoderLayer(width, 4, 2 * width), dense),
+        "TransformerDecoderLayer": (models.TransformerDecoderLayer,
+                                    lambda: models.TransformerDecoderLayer(width, 4, 2 * width, norm_first=True),
+                                    lambda device: (dense(device)[0], dense(device)[0])),
+        "TransformerSeq2Seq": (models.TransformerSeq2Seq,
+                               lambda: models.TransformerSeq2Seq(vocab, vocab, width, 4, max_len=length + 1),
+                               lambda device: (*ids(device), torch.full((batch,), length, device=device),
+                                               torch.randint(4, vocab, (batch, max(2, length // 4)), device=device))),
+    })
+    # chapter 9: a tiny BERT (token ids, segment ids, padding mask) and a classifier on top of it
+    def bert_inputs(device):
+        mask = torch.ones(batch, length, dtype=torch.bool, device=device)
+        mask[0, length // 2 + 1:] = False  # one padded sequence
+        return (*ids(device), torch.randint(0, 2, (batch, length), device=device), mask)
+
+    table.update({
+        "BertMini": (models.BertMini, lambda: models.BertMini(vocab, width, 2, 4, max_len=length), bert_inputs),
+        "BertClassifier": (models.BertClassifier,
+                           lambda: models.BertClassifier(models.BertMini(vocab, width, 2, 4, max_len=length), 3),
+                           bert_inputs),
+    })
     for name in ("LSTM", "GRU"):
         if hasattr(models, name):
             cls = getattr(models, name)
@@ -54,11 +97,12 @@ def model_classes() -> set[str]:
             and name != "RecurrentBase"}
 
 
-def time_step(model, inputs, device, dtype, repeats):
+def time_step(model, inputs, device, dtype, repeats, autocast=True):
     def step():
-        with torch.autocast(device.type, dtype=dtype):
+        with torch.autocast(device.type, dtype=dtype, enabled=autocast):
             out = model(*inputs)
             out = out[0] if isinstance(out, tuple) else out
+            out = out["hidden"] if isinstance(out, dict) else out  # BertMini returns a dict
             loss = out.float().pow(2).mean()
         loss.backward()
         return loss
@@ -78,6 +122,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default=None, help="cuda (default when present), mps or cpu")
     parser.add_argument("--quick", action="store_true", help="tiny sizes and one repeat")
+    parser.add_argument("--compare-cpu", action=argparse.BooleanOptionalAction, default=None,
+                        help="also time each model on the CPU (float32) and print CPU time / device time "
+                             "(default: on for cuda)")
     args = parser.parse_args(argv)
     if args.device is None and not torch.cuda.is_available():
         print("No CUDA GPU found: nothing to check here (use --device cpu to run the same code on the CPU).")
@@ -87,7 +134,13 @@ def main(argv=None) -> int:
     batch, length, width, repeats = (4, 12, 16, 1) if args.quick else (64, 256, 256, 10)
     name_hw = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     print(f"device: {name_hw}; torch {torch.__version__}; autocast {dtype}; B={batch} T={length} width={width}")
-    print(f"| model | ms per forward+backward | tokens/s | loss finite |\n|---|---|---|---|")
+    compare = device.type == "cuda" if args.compare_cpu is None else args.compare_cpu
+    cpu_repeats = max(1, repeats // 5)  # the CPU is much slower at these sizes
+    if compare:
+        print("| model | ms per forward+backward | tokens/s | loss finite | CPU ms (float32) | CPU / device |\n"
+              "|---|---|---|---|---|---|")
+    else:
+        print("| model | ms per forward+backward | tokens/s | loss finite |\n|---|---|---|---|")
     table = factories(batch, length, width)
     missing = model_classes() - set(table)
     if missing:
@@ -100,7 +153,13 @@ def main(argv=None) -> int:
         seconds, loss = time_step(model, make_inputs(device), device, dtype, repeats)
         finite = bool(torch.isfinite(torch.tensor(loss)))
         failures += not finite
-        print(f"| {name} | {seconds * 1e3:.2f} | {batch * length / seconds:,.0f} | {finite} |")
+        row = f"| {name} | {seconds * 1e3:.2f} | {batch * length / seconds:,.0f} | {finite} |"
+        if compare:  # the same model, weights and inputs, on the CPU without autocast
+            cpu = torch.device("cpu")
+            cpu_seconds, _ = time_step(model.to(cpu).float(), [t.to(cpu) for t in make_inputs(device)], cpu,
+                                       torch.float32, cpu_repeats, autocast=False)
+            row += f" {cpu_seconds * 1e3:.2f} | {cpu_seconds / seconds:.1f}x |"
+        print(row)
     return 1 if failures else 0
 
 

@@ -14,7 +14,8 @@ from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("book", "config", "data", "models", "trace", "train", "viz", "exercises", "decode")
+_SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
+               "experiments", "compare", "choosing", "streaming", "real_bert")
 
 __all__ = ["BOOK", "QUICK", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 

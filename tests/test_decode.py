@@ -25,7 +25,7 @@ def random_model(vocab_size=5, seed=0, sharpness=2.0):
 
 def greedy_trap(prefixes):
     """Greedy takes A (0.6) and then faces a flat distribution; C (0.4) is followed by a sure eos: C-eos wins."""
-    A, C = 2, 3
+    A = 2  # token ids: A (greedy's first choice); C = 3 is implicit below
     rows = []
     for prefix in prefixes.tolist():
         if len(prefix) == 1:

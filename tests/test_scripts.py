@@ -24,3 +24,12 @@ def test_without_a_gpu_it_says_so_and_succeeds(capsys, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert gpu_check.main([]) == 0
     assert "No CUDA GPU" in capsys.readouterr().out
+
+
+def test_gpu_check_prints_the_cpu_ratio_column(capsys):
+    """The CUDA run's CPU-vs-device comparison, exercised on the CPU (chapter 10)."""
+    assert gpu_check.main(["--device", "cpu", "--quick", "--compare-cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "CPU / device" in out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "x |" in line]
+    assert len(rows) >= len(gpu_check.model_classes())

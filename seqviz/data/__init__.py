@@ -1,5 +1,8 @@
 """Data: tokenizers, padding and batching, and the synthetic tasks of the chapters."""
 
+from .bert_data import (BERT_SPECIALS, BertVocab, Document, bert_vocab, encode_pairs, encode_sentences, mask_tokens,
+                        nsp_pairs, pretraining_data, segment_ids_for, topic_corpus, topic_sentences)
+from .tagging import Tagged, tagged_to_tensors, tagging_task, tagging_vocabs, word_positions
 from .tasks import (
     Example,
     agreement_task,
@@ -9,10 +12,28 @@ from .tasks import (
     who_did_it_task,
     who_did_it_vocab,
 )
+from .timeseries import forecast_windows, sine_series
 from .tokenizers import BOS, EOS, PAD, SPECIALS, UNK, CharTokenizer, Vocab, WordTokenizer, batches, pad_batch
+from .translation import (
+    Pair,
+    encode_source,
+    pairs_to_tensors,
+    strip_specials,
+    translate_digits,
+    translation_task,
+    translation_vocabs,
+)
 
 __all__ = [
     "BOS", "EOS", "PAD", "SPECIALS", "UNK", "CharTokenizer", "Example", "Vocab", "WordTokenizer",
     "agreement_task", "agreement_vocab", "batches", "pad_batch", "recall_task", "to_tensors",
     "who_did_it_task", "who_did_it_vocab",
+    # chapters 5-7: translation and tagging
+    "Pair", "Tagged", "encode_source", "pairs_to_tensors", "strip_specials", "tagged_to_tensors", "tagging_task",
+    "tagging_vocabs", "translate_digits", "translation_task", "translation_vocabs", "word_positions",
+    # chapter 10: forecasting
+    "forecast_windows", "sine_series",
+    # chapter 9: BERT
+    "BERT_SPECIALS", "BertVocab", "Document", "bert_vocab", "encode_pairs", "encode_sentences", "mask_tokens",
+    "nsp_pairs", "pretraining_data", "segment_ids_for", "topic_corpus", "topic_sentences",
 ]

@@ -4,7 +4,7 @@ Each chapter's checkers live in their own module (``ch01``, ``ch02`` ...), impor
 here so that they register themselves.
 """
 
-from . import ch01, ch02  # noqa: F401  (registration)
+from . import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10  # noqa: F401  (registration)
 from .registry import EXERCISES, check, normalise_id, run_checker
 
 __all__ = ["EXERCISES", "check", "normalise_id", "run_checker"]

@@ -66,3 +66,70 @@ def lines(series: Mapping[str, tuple], *, title: str = "", xlabel: str = "", yla
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
     return fig
+
+
+# -- chapter 1 ---------------------------------------------------------------------------------
+
+
+def prediction_bars(probs: Mapping[str, Sequence[float]], class_labels: Sequence[str], *, title: str = "",
+                    size=(7.5, 2.6)):
+    """One horizontal bar panel per model, its top class in a darker colour (chapter 1's live view).
+
+    ``probs`` maps a model's label to its probabilities over ``class_labels``; each
+    panel's title names the model and its answer. Returns the Figure.
+    """
+    if not probs:
+        raise ValueError("prediction_bars() needs at least one model {label: probabilities}")
+    labels = [str(c) for c in class_labels]
+    arrays = {name: _array(p, f"probabilities of {name!r}", 1) for name, p in probs.items()}
+    for name, p in arrays.items():
+        if p.size != len(labels):
+            raise ValueError(f"probabilities of {name!r} have {p.size} entries for {len(labels)} classes")
+    fig, axes = plt.subplots(1, len(arrays), figsize=size, sharey=True, layout="constrained", squeeze=False)
+    for ax, (name, p) in zip(axes[0], arrays.items()):
+        best = int(p.argmax())
+        colors = ["#1f4e79" if i == best else "#9ecae1" for i in range(len(labels))]
+        ax.barh(range(len(labels)), p, color=colors)
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlim(0, 1)
+        ax.set_title(f"{name}: {labels[best]} ({p[best]:.0%})", fontsize=10)
+        ax.set_xlabel("probability")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].invert_yaxis()  # first class on top; the axes share y, so invert once
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def decay(series: Mapping[str, tuple], guides: Mapping[str, tuple] | None = None, *, title: str = "",
+          xlabel: str = "", ylabel: str = "", size=(6.5, 3.5), y_range: tuple | None = None):
+    """Measured curves (solid) and predictions (dashed, same colour order) on a log y-axis; returns the Figure.
+
+    The matplotlib twin of :func:`seqviz.viz.interactive.decay_figure`, for live widgets
+    (chapter 3), so it is drawn for speed: fixed margins and at most six labelled decades
+    (a constrained layout and a label per decade tripled the drawing time). Non-positive
+    or non-finite y values are left out.
+    """
+    if not series:
+        raise ValueError("decay() needs at least one series {label: (x, y)}")
+    from matplotlib.ticker import LogLocator, NullLocator
+
+    fig, ax = plt.subplots(figsize=size)
+    fig.subplots_adjust(left=0.12, right=0.98, top=0.9 if title else 0.97, bottom=0.15)
+    for kind, entries in (("measured", series), ("guide", guides or {})):
+        for i, (label, (x, y)) in enumerate(entries.items()):
+            x, y = _array(x, f"x of {label!r}", 1), _array(y, f"y of {label!r}", 1)
+            if x.shape != y.shape:
+                raise ValueError(f"{kind} {label!r}: x has {x.size} points but y has {y.size}")
+            y = np.where(np.isfinite(y) & (y > 0), y, np.nan)
+            ax.plot(x, y, color=f"C{i}", ls="-" if kind == "measured" else "--", lw=2 if kind == "measured" else 1.2,
+                    label=label)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(numticks=6))
+    ax.yaxis.set_minor_locator(NullLocator())
+    if y_range is not None:
+        ax.set_ylim(*y_range)
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8)
+    return fig

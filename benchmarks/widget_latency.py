@@ -1,0 +1,228 @@
+"""Update latency of every chapter's live widget against the 100 ms budget (DESIGN.md).
+
+Each chapter's live view is rebuilt here with the same plotting code and sizes as in the
+chapter but an untrained model of the chapter's size (the latency does not depend on
+the weights). A control is moved back and forth and ``LiveView.last_update_ms`` (the
+callback to a new figure) is recorded; the table reports the median. The timed update
+includes what a kernel does on display (a matplotlib figure saved as PNG, a plotly
+figure serialised to JSON); the browser's drawing afterwards is not timed.
+Writes ``benchmarks/results/widget_latency.csv``.
+
+Usage: ``python benchmarks/widget_latency.py [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import statistics
+
+from _common import RESULTS, markdown, write_csv
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import torch  # noqa: E402
+
+BUDGET_MS = 100.0
+WORDS = "the keys near the old cabinet are on the table".split()
+
+
+def _rnn_reader(cell):
+    from seqviz.models import GRU, LSTM, RNN
+
+    model = {"RNN": RNN, "LSTM": LSTM, "GRU": GRU}[cell](16, 32)
+    table = {w: torch.randn(16) for w in WORDS + ["keys", "key", "is"]}
+
+    def embed(sentence):
+        tokens = sentence.split()
+        unknown = [t for t in tokens if t not in table]
+        if unknown or not tokens:
+            raise ValueError(f"unknown words {unknown}")
+        return tokens, torch.stack([table[t] for t in tokens])[None]  # (1, T, 16)
+
+    return model, embed
+
+
+def ch02_sticky_note():
+    from seqviz.viz import sticky_note_widget
+
+    model, embed = _rnn_reader("RNN")
+
+    def states(sentence):
+        tokens, x = embed(sentence)
+        with torch.no_grad():
+            out = model(x)[0][0]  # (T, H)
+        probs = torch.softmax(out[:, :2], -1)
+        return tokens, out, probs
+
+    view = sticky_note_widget(states, " ".join(WORDS), class_names=["is", "are"], track=1)
+    return view, "step" if "step" in view.controls else list(view.controls)[-1], None
+
+
+def ch03_gradients():
+    from seqviz.models import RNN
+    from seqviz.trace import hidden_grad_norms
+    from seqviz.viz import decay, live
+
+    x = torch.randn(8, 200, 32)
+
+    def render(radius, length):
+        rnn = RNN(32, 32)
+        with torch.no_grad():
+            rnn.weight_hh_l0.mul_(radius / torch.linalg.matrix_norm(rnn.weight_hh_l0, 2))
+        norms = hidden_grad_norms(rnn, x[:, :length], lambda out: out[:, -1].pow(2).sum())
+        t = torch.arange(1, length + 1)
+        return decay({"measured": (t, norms)}, {"predicted": (t, norms[-1] * radius ** (length - t))},
+                     xlabel="step t", ylabel="||dL/dh_t||", title=f"rho = {radius:.2f}")
+
+    view = live(render, radius=widgets.FloatSlider(value=1.0, min=0.3, max=2.0, step=0.05),
+                length=widgets.IntSlider(value=60, min=10, max=200, step=10))
+    return view, "radius", [0.9, 1.1]
+
+
+def ch04_gates():
+    from seqviz.viz import gates_widget
+
+    model, embed = _rnn_reader("LSTM")
+
+    def read(sentence):
+        tokens, x = embed(sentence)
+        with torch.no_grad():
+            _, _, trace = model(x, return_trace=True)
+        return tokens, {k: trace[k][0, 0] for k in ("forget", "input", "output", "candidate", "c")}
+
+    view = gates_widget(read, " ".join(WORDS), units=[0, 1, 2, 3])
+    return view, "start", [1, 2]
+
+
+def ch06_beam():
+    from seqviz.data import encode_source, translation_vocabs
+    from seqviz.decode import beam_search
+    from seqviz.models import Seq2Seq
+    from seqviz.viz import beam_tree, live
+
+    src_vocab, tgt_vocab = translation_vocabs()
+    model = Seq2Seq(len(src_vocab), len(tgt_vocab), embed_size=16, hidden_size=64, attention=True).eval()
+
+    def render(sentence, beam_size, alpha):
+        fn = model.log_prob_fn(encode_source(sentence, src_vocab))
+        hyps, record = beam_search(fn, 2, 3, beam_size, max_len=len(sentence.split()) + 5, length_penalty=alpha,
+                                   return_record=True, pruned_per_step=2)
+        return beam_tree(record.nodes, tgt_vocab.itos, record.best, title=f"k = {beam_size}")
+
+    view = live(render, sentence=widgets.Text(value="three one four one five", continuous_update=False),
+                beam_size=widgets.IntSlider(value=3, min=1, max=8), alpha=widgets.FloatSlider(value=0.0, max=2.0))
+    return view, "beam_size", [3, 4]
+
+
+def ch07_alignment():
+    from seqviz.viz import heatmap, live
+
+    def render(sentence):
+        words = sentence.split()
+        w = torch.softmax(torch.randn(len(words) + 1, len(words)), -1)
+        return heatmap(w, words, [f"y{i}" for i in range(len(words) + 1)], cmap="Blues", vmin=0, vmax=1,
+                       size=(6.5, 3.8), title="attention weights")
+
+    view = live(render, sentence=widgets.Text(value="three one four one five nine two six"))
+    return view, "sentence", ["three one four one five nine two six", "one four one five nine two six"]
+
+
+def ch08_heads():
+    from seqviz.data import encode_source, translation_vocabs
+    from seqviz.models import TransformerSeq2Seq
+    from seqviz.viz import head_view_figure, live
+
+    src_vocab, tgt_vocab = translation_vocabs()
+    model = TransformerSeq2Seq(len(src_vocab), len(tgt_vocab), 64, 4, 2, 1, 128, dropout=0.0, max_len=20).eval()
+
+    def render(sentence, layer, head):
+        ids = torch.tensor([encode_source(sentence, src_vocab)])
+        with torch.no_grad():
+            _, _, attention = model.encode(ids, return_trace=True)
+        return head_view_figure([a[0] for a in attention], sentence.split(), layer=layer, head=head)
+
+    view = live(render, sentence=widgets.Text(value="three one four one five nine"),
+                layer=widgets.IntSlider(value=0, min=0, max=1), head=widgets.IntSlider(value=0, min=0, max=4))
+    return view, "head", [0, 1]
+
+
+def ch10_guide():
+    from seqviz.choosing import GUIDE_OPTIONS, guide_html, recommend
+    from seqviz.viz import live
+
+    def render(**choice):
+        return guide_html(recommend(**choice), {"table:classification": "| GRU | 97% | ... |"})
+
+    view = live(render, **{k: widgets.Dropdown(options=v, value=v[0]) for k, v in GUIDE_OPTIONS.items()})
+    return view, "length", list(GUIDE_OPTIONS["length"][:2])
+
+
+CASES = {"ch02 sticky note": ch02_sticky_note, "ch03 gradient norms": ch03_gradients, "ch04 gates": ch04_gates,
+         "ch06 beam tree": ch06_beam, "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads,
+         "ch10 decision guide": ch10_guide}
+
+
+def _serialized(render):
+    """``render`` followed by what a kernel does on display: a PNG for matplotlib, JSON for plotly."""
+
+    def wrapped(**values):
+        figure = render(**values)
+        if hasattr(figure, "savefig"):
+            figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
+        elif hasattr(figure, "to_json"):
+            figure.to_json()
+        return figure
+
+    return wrapped
+
+
+def measure(build, repeats: int) -> list[float]:
+    """Milliseconds of ``repeats`` updates of one widget, each a real change of one control."""
+    import matplotlib.pyplot as plt
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        view, name, values = build()
+        control = view.controls[name]
+        view.render = _serialized(view.render)
+        values = values or [control.min + 1, control.min + 2]  # a slider: move it by one step and back
+        times = []
+        for i in range(repeats):
+            target = values[i % len(values)]
+            if control.value == target:
+                view.update()
+            else:
+                control.value = target  # the observer redraws
+            times.append(view.last_update_ms)
+        view.close()
+    plt.close("all")
+    return times
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="two updates per widget")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default=str(RESULTS / "widget_latency.csv"))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    repeats = 2 if args.quick else 9
+    rows = []
+    for name, build in CASES.items():
+        torch.manual_seed(0)
+        times = measure(build, repeats)
+        median = statistics.median(times)
+        rows.append({"widget": name, "median_ms": median, "max_ms": max(times), "updates": len(times),
+                     "budget_ms": BUDGET_MS, "within_budget": median <= BUDGET_MS})
+    print(f"live widget update (callback to new figure), median of {repeats} updates, {args.threads} thread(s)\n")
+    print(markdown(rows))
+    print(f"wrote {write_csv(args.out, rows)}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""Exercises of chapter 09, BERT (registered on import).
+
+- ch09.ex1: the 80/10/10 masking rule, checked statistically;
+- ch09.ex2: segment ids for a sentence pair;
+- ch09.ex3: the parameter count of a BertMini, from its sizes.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..data.bert_data import CLS, MASK, PAD, SEP, mask_tokens, segment_ids_for
+from ..models.bert import BertMini
+from .registry import exercise
+
+# -- ex1: 80/10/10 ---------------------------------------------------------------------------------------------
+
+
+def _mask_reference(ids, mask_id, vocab_size, special_ids, generator):
+    return mask_tokens(ids, mask_id, vocab_size, special_ids, 0.15, generator)
+
+
+def _mask_all_masks(ids, mask_id, vocab_size, special_ids, generator):
+    special = torch.zeros(vocab_size, dtype=torch.bool)
+    special[list(special_ids)] = True
+    chosen = (torch.rand(ids.shape, generator=generator) < 0.15) & ~special[ids]
+    return torch.where(chosen, mask_id, ids), torch.where(chosen, ids, -100)
+
+
+def _mask_specials_too(ids, mask_id, vocab_size, special_ids, generator):
+    return mask_tokens(ids, mask_id, vocab_size, (), 0.15, generator)
+
+
+def _mask_labels_everywhere(ids, mask_id, vocab_size, special_ids, generator):
+    inputs, _ = mask_tokens(ids, mask_id, vocab_size, special_ids, 0.15, generator)
+    return inputs, ids.clone()
+
+
+@exercise("ch09.ex1", "The 80/10/10 rule", reference=lambda: _mask_reference,
+          wrong=[lambda: _mask_all_masks, lambda: _mask_specials_too, lambda: _mask_labels_everywhere])
+def check_masking(answer):
+    if not callable(answer):
+        return False, "answer should be your function my_mask_tokens(ids, mask_id, vocab_size, special_ids, generator)."
+    vocab_size, mask_id, special_ids = 50, 4, (0, 1, 2, 3, 4)
+    g = torch.Generator().manual_seed(9)
+    ids = torch.randint(5, vocab_size, (400, 500), generator=g)  # 200,000 ordinary tokens
+    ids[:, 0], ids[:, -1], ids[:, -2] = 2, 3, 0  # [CLS] ... [SEP] [PAD]
+    result = answer(ids.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(1))
+    if not isinstance(result, tuple) or len(result) != 2:
+        return False, "return a pair (inputs, labels)."
+    inputs, labels = result
+    for name, t in (("inputs", inputs), ("labels", labels)):
+        if not isinstance(t, torch.Tensor) or t.shape != ids.shape:
+            return False, f"{name} should be a tensor shaped like ids {tuple(ids.shape)}."
+    chosen = labels != -100
+    if bool((labels[chosen] != ids[chosen]).any()):
+        return False, "at a chosen position the label must be the original id."
+    if bool((inputs[~chosen] != ids[~chosen]).any()):
+        return False, "a position that was not chosen must keep its token (and have label -100)."
+    special = (ids <= 4)
+    if bool(chosen[special].any()):
+        return False, "special tokens ([CLS], [SEP], [PAD] ...) must never be chosen."
+    rate = chosen[~special].float().mean().item()
+    if abs(rate - 0.15) > 0.01:
+        return False, f"{rate:.1%} of the ordinary tokens were chosen; expected 15% (labels are -100 elsewhere)."
+    picked_in, picked_orig = inputs[chosen], ids[chosen]
+    masked = (picked_in == mask_id).float().mean().item()
+    same = (picked_in == picked_orig).float().mean().item()
+    other = 1 - masked - same
+    if abs(masked - 0.8) > 0.015:
+        return False, f"{masked:.1%} of the chosen tokens became [MASK]; expected 80%."
+    if abs(other - 0.1) > 0.01 or abs(same - 0.1) > 0.015:
+        return False, (f"of the chosen tokens {other:.1%} became another token and {same:.1%} stayed the same; "
+                       "expected about 10% each.")
+    if bool((picked_in[picked_in != mask_id] <= 4).any()):
+        return False, "a random replacement must be an ordinary token, never a special one."
+    return True, (f"chosen {rate:.1%}; of those {masked:.1%} [MASK], {other:.1%} random, {same:.1%} unchanged "
+                  "(a random draw can hit the original word).")
+
+
+# -- ex2: segment ids --------------------------------------------------------------------------------------------
+
+
+def _segments_all_zero(tokens):
+    return [0] * len(tokens)
+
+
+def _segments_after_every_sep(tokens):
+    out, segment = [], 0
+    for token in tokens:
+        out.append(segment)
+        if token == SEP:
+            segment = 1
+    return out  # pads get 1
+
+
+def _segments_sep_in_b(tokens):
+    out, segment = [], 0
+    for token in tokens:
+        if token == SEP and segment == 0:
+            segment = 1
+            out.append(1)
+            continue
+        out.append(0 if token == PAD else segment)
+    return out
+
+
+_PAIRS = [
+    [CLS, "the", "dog", SEP, "it", "barks", SEP],
+    [CLS, "a", SEP, "b", "c", "d", SEP, PAD, PAD],
+    [CLS, "only", "one", "sentence", SEP, PAD],
+    [CLS, "rain", MASK, "today", SEP, "we", "saw", "fog", SEP],
+]
+
+
+@exercise("ch09.ex2", "Segment ids", reference=lambda: segment_ids_for,
+          wrong=[lambda: _segments_all_zero, lambda: _segments_after_every_sep, lambda: _segments_sep_in_b])
+def check_segments(answer):
+    if not callable(answer):
+        return False, "answer should be your function segment_ids(tokens) returning a list of 0s and 1s."
+    for tokens in _PAIRS:
+        got = answer(list(tokens))
+        if isinstance(got, torch.Tensor):
+            got = got.tolist()
+        expected = segment_ids_for(tokens)
+        if list(got) != expected:
+            return False, f"for {' '.join(tokens)} you gave {list(got)}, expected {expected}."
+    return True, "[CLS], sentence A and its [SEP] are segment 0; sentence B and the final [SEP] segment 1; pads 0."
+
+
+# -- ex3: parameters ----------------------------------------------------------------------------------------------
+
+
+def _count(vocab_size, d_model, num_layers, max_len, dim_feedforward):
+    return sum(p.numel() for p in BertMini(vocab_size, d_model, num_layers, 2, max_len, dim_feedforward).parameters())
+
+
+def _formula(vocab_size, d_model, num_layers, max_len, dim_feedforward):
+    V, d, L, P, f = vocab_size, d_model, num_layers, max_len, dim_feedforward
+    embeddings = V * d + 2 * d + P * d + 2 * d  # token, segment, position, LayerNorm
+    layer = (4 * d * d + 4 * d) + (d * f + f + f * d + d) + 2 * 2 * d  # attention, FFN, two LayerNorms
+    heads = (d * d + d + 2 * d + V) + (d * d + d + 2 * d + 2)  # MLM transform + norm + bias; pooler + NSP
+    return embeddings + L * layer + heads
+
+
+def _formula_untied(*sizes):
+    return _formula(*sizes) + sizes[0] * sizes[1]
+
+
+def _formula_no_segments(*sizes):
+    return _formula(*sizes) - 2 * sizes[1]
+
+
+@exercise("ch09.ex3", "Counting BertMini's parameters", reference=lambda: _formula,
+          wrong=[lambda: _formula_untied, lambda: _formula_no_segments])
+def check_parameters(answer):
+    if not callable(answer):
+        return False, "answer should be your function bert_parameters(vocab_size, d_model, num_layers, max_len, " \
+                      "dim_feedforward)."
+    for sizes in ((164, 64, 2, 24, 256), (1000, 32, 3, 50, 64), (30522, 8, 1, 512, 16)):
+        got, expected = answer(*sizes), _count(*sizes)
+        if got != expected:
+            hint = ""
+            if got == expected + sizes[0] * sizes[1]:
+                hint = " The MLM decoder's weight is the token embedding (tied): count it once."
+            elif got == expected - 2 * sizes[1]:
+                hint = " Did you forget the segment embeddings?"
+            return False, f"for (V, d, layers, max_len, ff) = {sizes} you gave {got:,}, the model has {expected:,}.{hint}"
+    return True, "every embedding, layer and head counted, the tied decoder once."
