@@ -36,10 +36,10 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 install: $(STAMP)
 
 unit: $(STAMP)
-	SEQVIZ_QUICK=1 $(PY) -m pytest tests -q
+	SEQVIZ_QUICK=1 $(PY) -m pytest tests -q -p no:cacheprovider
 
 notebooks: $(STAMP)
-	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest --nbmake --nbmake-timeout=600 -q $(NOTEBOOKS)
+	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
 
 test: unit notebooks
 
