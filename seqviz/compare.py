@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
+from .config import progress as progress_bar
+
 __all__ = ["accuracy_by_length", "attention_entropy", "cost_vs_batch", "cost_vs_length", "crossover", "fit_power_law",
            "learning_curve", "make_block", "saved_bytes", "time_call"]
 
@@ -80,8 +82,6 @@ def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention
                    batch_size: int = 8, num_heads: int = 4, train: bool = False, device="cpu",
                    min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
     """Seconds per call (forward, or forward + backward with ``train=True``) of each block at each length."""
-    from tqdm.auto import tqdm
-
     lengths = list(lengths)
     if not lengths or any(not isinstance(n, int) or n < 1 for n in lengths):
         raise ValueError(f"lengths must be a non-empty list of positive ints, got {lengths!r}")
@@ -90,7 +90,7 @@ def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention
         torch.manual_seed(0)
         block = make_block(kind, d_model, num_heads).to(device)
         times = []
-        for n in tqdm(lengths, desc=f"{kind} ({'train' if train else 'forward'})", disable=not progress, leave=False):
+        for n in progress_bar(lengths, desc=f"{kind} ({'train' if train else 'forward'})", disable=not progress, leave=False):
             x = torch.randn(batch_size, n, d_model, device=device)
             times.append(time_call(lambda: _step(block, x, train), min_time=min_time, repeats=repeats,
                                    device=device))

@@ -101,9 +101,7 @@ def accuracy_vs_distance(models: Mapping[str, Callable[[int], nn.Module]] | Call
     the minibatches. Each run is then tested on ``n_test`` new sentences at each of
     ``distances``. ``keep_models`` keeps the trained classifiers (in eval mode).
     """
-    from tqdm.auto import tqdm
-
-    from .config import seed_everything
+    from .config import progress as progress_bar, seed_everything
     from .data import agreement_task, agreement_vocab, to_tensors
     from .models import SequenceClassifier
     from .train import accuracy, evaluate, fit
@@ -134,7 +132,7 @@ def accuracy_vs_distance(models: Mapping[str, Callable[[int], nn.Module]] | Call
 
     table = DistanceTable(distances, seeds, {}, {}, {}, {})
     runs = [(name, seed) for seed in seeds for name in models]  # seeds outermost: a stopped run is still balanced
-    bar = tqdm(runs, desc="accuracy vs distance", disable=not progress, leave=False)
+    bar = progress_bar(runs, desc="accuracy vs distance", disable=not progress, leave=False)
     results: dict[str, dict[int, list[float]]] = {name: {} for name in models}
     for name, seed in bar:
         bar.set_postfix(model=name, seed=seed)
