@@ -4,8 +4,8 @@ Each chapter's live view is rebuilt here with the same plotting code and sizes a
 chapter but an untrained model of the chapter's size (the latency does not depend on
 the weights). A control is moved back and forth and ``LiveView.last_update_ms`` (the
 callback to a new figure) is recorded; the table reports the median. The timed update
-includes what a kernel does on display (a matplotlib figure saved as PNG, a plotly
-figure serialised to JSON); the browser's drawing afterwards is not timed.
+includes the picture's serialisation (``LiveView`` writes a matplotlib figure as PNG, a
+plotly figure as JSON, into its Output widget); the browser's drawing afterwards is not timed.
 Writes ``benchmarks/results/widget_latency.csv``.
 
 Usage: ``python benchmarks/widget_latency.py [--quick]``
@@ -167,20 +167,6 @@ CASES = {"ch02 sticky note": ch02_sticky_note, "ch03 gradient norms": ch03_gradi
          "ch10 decision guide": ch10_guide}
 
 
-def _serialized(render):
-    """``render`` followed by what a kernel does on display: a PNG for matplotlib, JSON for plotly."""
-
-    def wrapped(**values):
-        figure = render(**values)
-        if hasattr(figure, "savefig"):
-            figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
-        elif hasattr(figure, "to_json"):
-            figure.to_json()
-        return figure
-
-    return wrapped
-
-
 def measure(build, repeats: int) -> list[float]:
     """Milliseconds of ``repeats`` updates of one widget, each a real change of one control."""
     import matplotlib.pyplot as plt
@@ -188,7 +174,6 @@ def measure(build, repeats: int) -> list[float]:
     with contextlib.redirect_stdout(io.StringIO()):
         view, name, values = build()
         control = view.controls[name]
-        view.render = _serialized(view.render)
         values = values or [control.min + 1, control.min + 2]  # a slider: move it by one step and back
         times = []
         for i in range(repeats):

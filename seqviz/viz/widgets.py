@@ -79,7 +79,7 @@ def _png(figure) -> str:
     from io import BytesIO
 
     buffer = BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight", dpi=90)
+    figure.savefig(buffer, format="png", dpi=80)  # no bbox_inches="tight": it draws the figure twice
     return base64.b64encode(buffer.getvalue()).decode()
 
 
