@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 __all__ = ["as_seqviz", "hidden_grad_norms", "hidden_grads"]
@@ -76,12 +75,8 @@ def _top_layer_steps(model, x: torch.Tensor):
     outputs, nodes = [], []
     for direction, suffix in enumerate(model._suffixes()):
         index = top * model.num_directions + direction
-        w_ih = getattr(model, f"weight_ih_l{top}{suffix}")
-        w_hh = getattr(model, f"weight_hh_l{top}{suffix}")
-        b_ih = getattr(model, f"bias_ih_l{top}{suffix}") if model.bias else None
-        b_hh = getattr(model, f"bias_hh_l{top}{suffix}") if model.bias else None
-        project = getattr(model, "_project", F.linear)  # the model's own input projection, if it has one
-        projected = project(layer_input, w_ih, b_ih)  # (B, T, gates*H)
+        w_ih, w_hh, b_ih, b_hh = model.layer_weights(top, suffix)
+        projected = model._project(layer_input, w_ih, b_ih)  # the model's own input projection: (B, T, gates*H)
         order = range(T - 1, -1, -1) if direction == 1 else range(T)  # reading order
         state = tuple(s[index].to(projected.dtype) for s in init)  # each (B, H)
         hs = [None] * T

@@ -117,10 +117,7 @@ class RecurrentBase(nn.Module):
             outputs = []
             for direction, suffix in enumerate(self._suffixes()):
                 index = layer * self.num_directions + direction
-                w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
-                w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
-                b_ih = getattr(self, f"bias_ih_l{layer}{suffix}") if self.bias else None
-                b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
+                w_ih, w_hh, b_ih, b_hh = self.layer_weights(layer, suffix)
                 projected = self._project(layer_input, w_ih, b_ih)  # (B, T, gates*H): all steps at once
                 if direction == 1:
                     projected = projected.flip(1)  # the backward direction reads right to left
@@ -144,6 +141,14 @@ class RecurrentBase(nn.Module):
         if return_trace:
             return layer_input, final_state, {name: torch.stack(v) for name, v in trace.items()}
         return layer_input, final_state
+
+    def layer_weights(self, layer: int, suffix: str = ""):
+        """``(weight_ih, weight_hh, bias_ih, bias_hh)`` of one layer and direction (biases None without bias)."""
+        w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
+        w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
+        b_ih = getattr(self, f"bias_ih_l{layer}{suffix}") if self.bias else None
+        b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
+        return w_ih, w_hh, b_ih, b_hh
 
     def _project(self, layer_input, w_ih, b_ih):
         """``layer_input W_ih^T + b_ih`` for every step at once; LSTM and GRU swap in a faster product."""
