@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from .book import glue
+from .book import compare_word, glue
 from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 
 __version__ = "0.1.0"
@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
                "experiments", "compare", "choosing", "streaming", "real_bert")
 
-__all__ = ["BOOK", "QUICK", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
+__all__ = ["BOOK", "QUICK", "compare_word", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 
 
 def __getattr__(name: str):

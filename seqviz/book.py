@@ -30,3 +30,25 @@ def glue(name: str, value, display: bool = False):
         return None
     myst_glue(name, value, display=display)
     return None
+
+
+def compare_word(a, b, words, rel_tol: float = 0.05) -> str:
+    """The word that says how measured ``a`` compares with measured ``b``.
+
+    ``words`` is ``(greater, similar, smaller)``, e.g. ``("slower than", "about as fast as", "faster than")``
+    for two times. ``a`` counts as similar to ``b`` when ``|a - b| <= rel_tol * max(|a|, |b|)``. Chapters glue
+    the result next to the numbers, so a sentence that judges a run is computed from the same run and stays true
+    on a GPU, in Colab and in quick mode. NaN or infinite inputs raise ``ValueError``: no word fits them.
+    """
+    import math
+
+    if isinstance(words, str) or len(words) != 3 or not all(isinstance(w, str) for w in words):
+        raise ValueError(f"words must be three strings (greater, similar, smaller), got {words!r}")
+    if rel_tol < 0:
+        raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
+    a, b = (float(v.item() if hasattr(v, "item") else v) for v in (a, b))
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"compare_word needs two finite numbers, got {a} and {b}")
+    if abs(a - b) <= rel_tol * max(abs(a), abs(b)):
+        return words[1]
+    return words[0] if a > b else words[2]

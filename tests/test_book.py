@@ -1,0 +1,48 @@
+"""seqviz.book.compare_word: a glued word that always agrees with the numbers beside it."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import seqviz as sv
+
+WORDS = ("slower than", "about as fast as", "faster than")
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (2.0, 1.0, "slower than"),
+    (1.0, 2.0, "faster than"),
+    (1.04, 1.0, "about as fast as"),      # within 5 % of the larger
+    (1.0, 1.04, "about as fast as"),
+    (1.06, 1.0, "slower than"),
+    (0.0, 0.0, "about as fast as"),
+    (-1.0, -2.0, "slower than"),          # order, not size
+])
+def test_compare_word_follows_the_numbers(a, b, expected):
+    assert sv.compare_word(a, b, WORDS) == expected
+
+
+def test_compare_word_tolerance_and_scalar_types():
+    assert sv.compare_word(1.2, 1.0, WORDS, rel_tol=0.2) == "about as fast as"
+    assert sv.compare_word(1.2, 1.0, WORDS, rel_tol=0.1) == "slower than"
+    assert sv.compare_word(np.float32(3), torch.tensor(1.0), WORDS) == "slower than"
+    assert sv.compare_word(np.int64(1), 3, WORDS) == "faster than"
+
+
+@pytest.mark.parametrize("a, b", [(math.nan, 1.0), (1.0, math.inf), (float("-inf"), 0.0)])
+def test_compare_word_refuses_non_finite(a, b):
+    with pytest.raises(ValueError, match="finite"):
+        sv.compare_word(a, b, WORDS)
+
+
+@pytest.mark.parametrize("words", [("a", "b"), ("a", "b", 3), "abc"])
+def test_compare_word_needs_three_words(words):
+    with pytest.raises(ValueError, match="three strings"):
+        sv.compare_word(1.0, 2.0, words)
+
+
+def test_compare_word_refuses_negative_tolerance():
+    with pytest.raises(ValueError, match="rel_tol"):
+        sv.compare_word(1.0, 2.0, WORDS, rel_tol=-0.1)
