@@ -52,3 +52,32 @@ def compare_word(a, b, words, rel_tol: float = 0.05) -> str:
     if abs(a - b) <= rel_tol * max(abs(a), abs(b)):
         return words[1]
     return words[0] if a > b else words[2]
+
+
+def compare_spread(a, b, words) -> str:
+    """The word that says how the runs of ``a`` compare with the runs of ``b``, seeds and all.
+
+    ``a`` and ``b`` are the per-seed results of two models (any sequences of numbers); ``words`` is
+    ``(greater, overlapping, smaller)``. It returns ``greater`` only when every run of ``a`` beat every run of
+    ``b`` (``min(a) > max(b)``), ``smaller`` when every run of ``a`` is below every run of ``b``, and
+    ``overlapping`` otherwise: when the ranges over seeds overlap, the run does not say which is better. Chapters
+    4 and 5 glue it beside the spread, so that a verdict over seeds is never stronger than the seeds allow.
+    """
+    import math
+
+    if isinstance(words, str) or len(words) != 3 or not all(isinstance(w, str) for w in words):
+        raise ValueError(f"words must be three strings (greater, overlapping, smaller), got {words!r}")
+    values = []
+    for name, runs in (("a", a), ("b", b)):
+        runs = runs.tolist() if hasattr(runs, "tolist") else runs
+        runs = [runs] if isinstance(runs, (int, float)) else list(runs)
+        runs = [float(v) for v in runs]
+        if not runs or not all(math.isfinite(v) for v in runs):
+            raise ValueError(f"{name} must be a non-empty sequence of finite numbers, got {runs!r}")
+        values.append(runs)
+    (a, b) = values
+    if min(a) > max(b):
+        return words[0]
+    if max(a) < min(b):
+        return words[2]
+    return words[1]

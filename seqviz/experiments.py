@@ -153,3 +153,215 @@ def accuracy_vs_distance(models: Mapping[str, Callable[[int], nn.Module]] | Call
     bar.close()
     table.accuracy = {name: torch.tensor([results[name][s] for s in seeds]) for name in models}
     return table
+
+
+# --- Seed claims tested over several seeds (chapters 4 and 5) ------------------------------------------------------
+# retest: trained agreement models at distances they never saw; accuracy_vs_train_size: training and test accuracy
+# with few or many training sentences (does one cell overfit less?); train_translators: encoder-decoders trained
+# from several seeds, with greedy exact-match accuracy during training and per source length at the end.
+
+def _spread(values: torch.Tensor) -> str:
+    """'mean (min–max)' in % over the first dimension of a 1-D tensor (or just 'mean' for one seed)."""
+    mean = f"{100 * values.mean():.1f}"
+    return mean if values.numel() == 1 else f"{mean} ({100 * values.min():.1f}–{100 * values.max():.1f})"
+
+
+def retest(table: DistanceTable, distances: Sequence[int], *, n_test: int = 500, attractors: str = "random",
+           data_seed: int = 0) -> DistanceTable:
+    """The models kept in ``table`` (``accuracy_vs_distance(..., keep_models=True)``) tested at new ``distances``.
+
+    Test sentences are drawn as :func:`accuracy_vs_distance` draws them (seed ``data_seed + 1``), so retesting at
+    the table's own distances with its ``n_test`` gives its numbers back. Used by chapter 4 to test memory beyond
+    the longest distance seen in training. Returns a new table (same seeds, models, times and parameters).
+    """
+    from .data import agreement_task, agreement_vocab, to_tensors
+    from .train import accuracy, evaluate
+
+    distances = _check_ints(distances, "distances", 0)
+    if not table.models or any(len(table.models.get(name, [])) != len(table.seeds) for name in table.accuracy):
+        raise ValueError("retest needs the trained models: run accuracy_vs_distance(..., keep_models=True)")
+    vocab = agreement_vocab()
+    tests = {d: to_tensors(agreement_task(n_test, d, attractors=attractors, seed=data_seed + 1), vocab)
+             for d in distances}
+    accuracy_table = {name: torch.tensor([[evaluate(model, tests[d], {"acc": accuracy})["acc"] for d in distances]
+                                          for model in table.models[name]])
+                      for name in table.accuracy}
+    return DistanceTable(distances, list(table.seeds), accuracy_table, dict(table.seconds), dict(table.parameters),
+                         dict(table.models))
+
+
+@dataclass
+class TrainSizeTable:
+    """Accuracies of :func:`accuracy_vs_train_size`: ``train[name]`` and ``test[name]`` are (seeds, sizes)."""
+
+    sizes: list[int]
+    seeds: list[int]
+    train: dict[str, torch.Tensor]
+    test: dict[str, torch.Tensor]
+
+    def gap(self, name: str) -> torch.Tensor:
+        """Training minus test accuracy, (seeds, sizes): how much a model overfits."""
+        if name not in self.test:
+            raise ValueError(f"no model named {name!r}; models: {list(self.test)}")
+        return self.train[name] - self.test[name]
+
+    def to_markdown(self) -> str:
+        """One row per model and size: training, test accuracy and their gap, each "mean (min–max)" in %."""
+        rows = ["| model | training sentences | training accuracy | test accuracy | gap (train − test) |",
+                "|---|---:|---:|---:|---:|"]
+        for name in self.test:
+            for j, size in enumerate(self.sizes):
+                rows.append(f"| {name} | {size:,} | {_spread(self.train[name][:, j])} | "
+                            f"{_spread(self.test[name][:, j])} | {_spread(self.gap(name)[:, j])} |")
+        return "\n".join(rows)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+
+def accuracy_vs_train_size(models: Mapping[str, Callable[[int], nn.Module]], sizes: Sequence[int],
+                           seeds: Sequence[int], steps: int, *, distances: Sequence[int], n_test: int = 200,
+                           embed_size: int = 32, attractors: str = "random", batch_size: int = 32, lr: float = 3e-3,
+                           device=None, data_seed: int = 0, progress: bool = True) -> TrainSizeTable:
+    """Training and test accuracy on the agreement task for each model, training-set size and seed.
+
+    For each size, :func:`accuracy_vs_distance` trains every model on ``size`` sentences spread evenly over
+    ``distances`` (the same sentences for every model and seed); the test accuracy is the mean over ``n_test``
+    fresh sentences per distance, the training accuracy is measured on the very sentences it was trained on.
+    Chapter 4 uses it for the seeds' "the GRU overfits less on small data".
+    """
+    from .config import progress as progress_bar
+    from .data import agreement_task, agreement_vocab, to_tensors
+    from .train import accuracy, evaluate
+
+    sizes = _check_ints(sizes, "sizes", 1)
+    distances = _check_ints(distances, "distances", 0)
+    seeds = _check_ints(seeds, "seeds", 0)
+    vocab = agreement_vocab()
+    train_acc: dict[str, list[list[float]]] = {}
+    test_acc: dict[str, list[list[float]]] = {}
+    for size in progress_bar(sizes, desc="accuracy vs training size", disable=not progress, leave=False):
+        table = accuracy_vs_distance(models, distances, seeds, steps, train_distances=distances, n_train=size,
+                                     n_test=n_test, embed_size=embed_size, attractors=attractors,
+                                     batch_size=batch_size, lr=lr, device=device, data_seed=data_seed,
+                                     keep_models=True, progress=False)
+        per_distance = size // len(distances)  # as accuracy_vs_distance builds its training set
+        train = to_tensors([e for d in distances
+                            for e in agreement_task(per_distance, d, attractors=attractors, seed=data_seed)], vocab)
+        for name in table.accuracy:
+            test_acc.setdefault(name, []).append(table.accuracy[name].mean(1).tolist())  # (seeds,)
+            train_acc.setdefault(name, []).append([evaluate(m, train, {"acc": accuracy})["acc"]
+                                                   for m in table.models[name]])
+    as_table = lambda acc: {name: torch.tensor(per_size).T for name, per_size in acc.items()}  # noqa: E731
+    return TrainSizeTable(sizes, seeds, as_table(train_acc), as_table(test_acc))
+
+
+@torch.no_grad()
+def exact_match(model: nn.Module, data, *, max_extra: int = 2) -> float:
+    """Share of sentences that ``model.greedy`` translates exactly right; ``data`` = (src, lengths, tgt_in, tgt_out).
+
+    Runs where the model's parameters are and restores its training mode.
+    """
+    from .models import sequence_accuracy
+
+    src, src_lengths, _, tgt_out = data
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    predicted, _ = model.greedy(src.to(device), src_lengths.to(device), max_len=tgt_out.shape[1] + max_extra)
+    model.train(was_training)
+    return sequence_accuracy(predicted.cpu(), tgt_out.cpu()).float().mean().item()
+
+
+@dataclass
+class TranslationRuns:
+    """Results of :func:`train_translators`: for each label, one row per seed."""
+
+    seeds: list[int]
+    checkpoints: list[int]  # training steps after which the exact-match accuracy was measured
+    curves: dict[str, torch.Tensor]  # (seeds, checkpoints): greedy exact match on the validation set
+    lengths: list[int]
+    by_length: dict[str, torch.Tensor]  # (seeds, lengths): at the end of training; (seeds, 0) if no by_length
+    seconds: dict[str, list[float]]
+    parameters: dict[str, int]
+    models: dict[str, list[nn.Module]] = field(default_factory=dict)
+
+    def final(self, name: str) -> torch.Tensor:
+        """Exact-match accuracy of each seed at the end of training, (seeds,)."""
+        if name not in self.curves:
+            raise ValueError(f"no model named {name!r}; models: {list(self.curves)}")
+        return self.curves[name][:, -1]
+
+    def to_markdown(self) -> str:
+        """Rows = labels; columns = checkpoints; "mean (min–max)" over seeds, in %."""
+        rows = ["| model | " + " | ".join(f"step {s}" for s in self.checkpoints) + " |",
+                "|---" + "|---:" * len(self.checkpoints) + "|"]
+        for name, curve in self.curves.items():
+            rows.append(f"| {name} | " + " | ".join(_spread(curve[:, j]) for j in range(len(self.checkpoints))) + " |")
+        return "\n".join(rows)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+
+def train_translators(models: Mapping[str, Callable[[], nn.Module]], train, valid, seeds: Sequence[int], steps: int,
+                      *, eval_every: int | None = None, by_length: Mapping[int, Sequence[torch.Tensor]] | None = None,
+                      batch_size: int = 64, lr: float = 3e-3, device=None, keep_models: bool = False,
+                      progress: bool = True) -> TranslationRuns:
+    """Train one encoder-decoder per label and seed; measure greedy exact match as training goes.
+
+    ``models`` maps a label to ``make() -> model`` (a :class:`~seqviz.models.Seq2Seq` or anything with
+    ``greedy(src, lengths, max_len)``), called right after ``seed_everything(seed)``. ``train`` and ``valid`` are
+    ``(src, src_lengths, tgt_in, tgt_out)``. Every ``eval_every`` steps (default: only at the end) the validation
+    exact match is recorded; ``by_length`` maps a source length to its own test set, measured at the end.
+    Chapter 5 uses it for teacher forcing on/off and for the bottleneck at several state sizes.
+    """
+    from .config import progress as progress_bar, seed_everything
+    from .models import sequence_loss
+    from .train import fit
+
+    if not isinstance(models, Mapping) or not models or not all(callable(m) for m in models.values()):
+        raise ValueError("models must be a non-empty dict {label: function () -> model}")
+    seeds = _check_ints(seeds, "seeds", 0)
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+        raise ValueError(f"steps must be a positive int, got {steps!r}")
+    eval_every = eval_every or steps
+    if not isinstance(eval_every, int) or not 1 <= eval_every <= steps:
+        raise ValueError(f"eval_every must be an int in 1..steps ({steps}), got {eval_every!r}")
+    checkpoints = [s for s in range(eval_every, steps + 1, eval_every)]
+    if checkpoints[-1] != steps:
+        checkpoints.append(steps)
+    lengths = sorted(by_length) if by_length else []
+
+    runs = TranslationRuns(seeds, checkpoints, {}, lengths, {}, {}, {}, {})
+    curves: dict[str, list[list[float]]] = {name: [] for name in models}
+    per_length: dict[str, list[list[float]]] = {name: [] for name in models}
+    jobs = [(name, seed) for seed in seeds for name in models]
+    bar = progress_bar(jobs, desc="training translators", disable=not progress, leave=False)
+    for name, seed in bar:
+        bar.set_postfix(model=name, seed=seed)
+        seed_everything(seed)
+        model = models[name]()
+        runs.parameters[name] = sum(p.numel() for p in model.parameters())
+        curve: list[float] = []
+
+        def measure(step, model, record, curve=curve):
+            if step in checkpoints:
+                curve.append(exact_match(model, valid))
+
+        history = fit(model, train, sequence_loss, steps=steps, batch_size=batch_size, lr=lr, device=device,
+                      seed=seed, progress=False, callbacks=[measure])
+        model.eval()
+        curves[name].append(curve)
+        per_length[name].append([exact_match(model, by_length[n]) for n in lengths])
+        runs.seconds.setdefault(name, []).append(history.seconds)
+        if keep_models:
+            runs.models.setdefault(name, []).append(model)
+    bar.close()
+    runs.curves = {name: torch.tensor(c) for name, c in curves.items()}
+    runs.by_length = {name: torch.tensor(p).reshape(len(seeds), len(lengths)) for name, p in per_length.items()}
+    return runs
+
+
+__all__ += ["TrainSizeTable", "TranslationRuns", "accuracy_vs_train_size", "exact_match", "retest",
+            "train_translators"]

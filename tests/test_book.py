@@ -46,3 +46,28 @@ def test_compare_word_needs_three_words(words):
 def test_compare_word_refuses_negative_tolerance():
     with pytest.raises(ValueError, match="rel_tol"):
         sv.compare_word(1.0, 2.0, WORDS, rel_tol=-0.1)
+
+
+SPREAD = ("beat", "overlapped", "lost to")
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ([0.9, 0.95], [0.7, 0.8], "beat"),              # every run above every run
+    ([0.7, 0.8], [0.9, 0.95], "lost to"),
+    ([0.7, 0.95], [0.8, 0.9], "overlapped"),        # means differ, ranges overlap: no verdict
+    ([0.8, 0.9], [0.85], "overlapped"),
+    ([0.9], [0.9], "overlapped"),                   # a tie is not a win
+    (torch.tensor([0.5, 0.6]), np.array([0.4]), "beat"),
+    (0.3, [0.2, 0.25], "beat"),
+])
+def test_compare_spread_needs_every_run_to_agree(a, b, expected):
+    assert sv.book.compare_spread(a, b, SPREAD) == expected
+
+
+def test_compare_spread_refuses_bad_input():
+    with pytest.raises(ValueError, match="three strings"):
+        sv.book.compare_spread([1.0], [2.0], ("a", "b"))
+    with pytest.raises(ValueError, match="finite"):
+        sv.book.compare_spread([], [2.0], SPREAD)
+    with pytest.raises(ValueError, match="finite"):
+        sv.book.compare_spread([math.nan], [2.0], SPREAD)
