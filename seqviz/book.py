@@ -54,13 +54,14 @@ def compare_word(a, b, words, rel_tol: float = 0.05) -> str:
     return words[0] if a > b else words[2]
 
 
-def compare_spread(a, b, words) -> str:
+def compare_spread(a, b, words, margin: float = 0.0) -> str:
     """The word that says how the runs of ``a`` compare with the runs of ``b``, seeds and all.
 
     ``a`` and ``b`` are the per-seed results of two models (any sequences of numbers); ``words`` is
     ``(greater, overlapping, smaller)``. It returns ``greater`` only when every run of ``a`` beat every run of
-    ``b`` (``min(a) > max(b)``), ``smaller`` when every run of ``a`` is below every run of ``b``, and
-    ``overlapping`` otherwise: when the ranges over seeds overlap, the run does not say which is better. Chapters
+    ``b`` by more than ``margin`` (``min(a) > max(b) + margin``), ``smaller`` when every run of ``a`` is below every
+    run of ``b`` by more than ``margin``, and ``overlapping`` otherwise: when the ranges over seeds overlap (or are
+    closer than the measurement's own noise, which ``margin`` states), the run does not say which is better. Chapters
     4 and 5 glue it beside the spread, so that a verdict over seeds is never stronger than the seeds allow.
     """
     import math
@@ -75,9 +76,11 @@ def compare_spread(a, b, words) -> str:
         if not runs or not all(math.isfinite(v) for v in runs):
             raise ValueError(f"{name} must be a non-empty sequence of finite numbers, got {runs!r}")
         values.append(runs)
+    if not (math.isfinite(margin) and margin >= 0):
+        raise ValueError(f"margin must be a finite number >= 0, got {margin}")
     (a, b) = values
-    if min(a) > max(b):
+    if min(a) > max(b) + margin:
         return words[0]
-    if max(a) < min(b):
+    if max(a) < min(b) - margin:
         return words[2]
     return words[1]

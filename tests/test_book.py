@@ -64,6 +64,15 @@ def test_compare_spread_needs_every_run_to_agree(a, b, expected):
     assert sv.book.compare_spread(a, b, SPREAD) == expected
 
 
+def test_compare_spread_margin_is_the_noise_allowed():
+    assert sv.book.compare_spread([1.0], [0.995], SPREAD) == "beat"
+    assert sv.book.compare_spread([1.0], [0.995], SPREAD, margin=0.02) == "overlapped"   # half a point: noise
+    assert sv.book.compare_spread([0.95, 0.97], [0.90], SPREAD, margin=0.02) == "beat"
+    assert sv.book.compare_spread([0.90], [0.95, 0.97], SPREAD, margin=0.02) == "lost to"
+    with pytest.raises(ValueError, match="margin"):
+        sv.book.compare_spread([1.0], [0.0], SPREAD, margin=-0.1)
+
+
 def test_compare_spread_refuses_bad_input():
     with pytest.raises(ValueError, match="three strings"):
         sv.book.compare_spread([1.0], [2.0], ("a", "b"))
