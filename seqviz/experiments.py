@@ -7,6 +7,10 @@ on fresh sentences at every distance, for several models and seeds. Returns a
 that prints itself as a markdown table.
 
 Used by chapter 4 (vanilla RNN vs LSTM vs GRU) and chapter 10 (the benchmark table).
+
+:func:`repeat_over_seeds` runs any experiment over several seeds into a :class:`SeedTable`
+(mean and range per setting; chapter 9's fine-tuning). :func:`match_parameters` picks the size
+that gives a model a target parameter count (chapter 7's parameter-matched comparison).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["DistanceTable", "accuracy_vs_distance"]
+__all__ = ["DistanceTable", "SeedTable", "accuracy_vs_distance", "count_parameters", "match_parameters",
+           "repeat_over_seeds"]
 
 
 @dataclass
@@ -153,7 +158,6 @@ def accuracy_vs_distance(models: Mapping[str, Callable[[int], nn.Module]] | Call
     bar.close()
     table.accuracy = {name: torch.tensor([results[name][s] for s in seeds]) for name in models}
     return table
-
 
 # --- Seed claims tested over several seeds (chapters 4 and 5) ------------------------------------------------------
 # retest: trained agreement models at distances they never saw; accuracy_vs_train_size: training and test accuracy
@@ -365,3 +369,113 @@ def train_translators(models: Mapping[str, Callable[[], nn.Module]], train, vali
 
 __all__ += ["TrainSizeTable", "TranslationRuns", "accuracy_vs_train_size", "exact_match", "retest",
             "train_translators"]
+
+
+# --- Repeated runs and matched sizes (chapters 7 and 9) -------------------------------------------------------
+
+
+def count_parameters(model: nn.Module) -> int:
+    """The number of trainable numbers in ``model`` (a tied weight counts once, as ``parameters()`` yields it once)."""
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"count_parameters expects a torch.nn.Module, got {type(model).__name__}")
+    return sum(p.numel() for p in model.parameters())
+
+
+def match_parameters(make: Callable[[int], nn.Module], target: int, sizes: Sequence[int]) -> tuple[int, int]:
+    """``(size, parameters)``: the size among ``sizes`` whose ``make(size)`` has the parameter count nearest ``target``.
+
+    Chapter 7 uses it to give the translator without attention a larger hidden state, so that both
+    translators have (nearly) the same number of parameters. Ties go to the smaller size.
+    """
+    sizes = _check_ints(sizes, "sizes", 1)
+    if not isinstance(target, int) or isinstance(target, bool) or target < 1:
+        raise ValueError(f"target must be a positive int (a parameter count), got {target!r}")
+    counts = {size: count_parameters(make(size)) for size in sizes}
+    best = min(sorted(counts), key=lambda size: abs(counts[size] - target))
+    return best, counts[best]
+
+
+@dataclass
+class SeedTable:
+    """Results of :func:`repeat_over_seeds`: ``values[name]`` is (seeds, settings), one number per run."""
+
+    settings: list
+    seeds: list[int]
+    values: dict[str, torch.Tensor]
+
+    def _get(self, name):
+        if name not in self.values:
+            raise ValueError(f"no runs named {name!r}; names: {list(self.values)}")
+        return self.values[name]
+
+    def mean(self, name: str) -> torch.Tensor:
+        """Mean over seeds at each setting, (settings,)."""
+        return self._get(name).mean(0)
+
+    def low(self, name: str) -> torch.Tensor:
+        return self._get(name).min(0).values
+
+    def high(self, name: str) -> torch.Tensor:
+        return self._get(name).max(0).values
+
+    def at(self, name: str, setting) -> torch.Tensor:
+        """The value of every seed at one setting, (seeds,)."""
+        if setting not in self.settings:
+            raise ValueError(f"setting {setting!r} was not run; settings: {self.settings}")
+        return self._get(name)[:, self.settings.index(setting)]
+
+    def separated(self, a: str, b: str) -> list[bool]:
+        """Per setting: True where every seed of ``a`` lies above every seed of ``b`` (the ranges do not overlap)."""
+        return (self.low(a) > self.high(b)).tolist()
+
+    def to_markdown(self, setting_label: str = "setting", percent: bool = True) -> str:
+        """Rows = settings, columns = names; each cell "mean (min–max)" over the seeds."""
+        scale, unit = (100, " %") if percent else (1, "")
+        head = f"| {setting_label} | " + " | ".join(f"{name}{unit}" for name in self.values) + " |"
+        rows = [head, "|---:" + "|---:" * len(self.values) + "|"]
+        for i, setting in enumerate(self.settings):
+            cells = []
+            for name in self.values:
+                mean, low, high = self.mean(name)[i], self.low(name)[i], self.high(name)[i]
+                cell = f"{scale * mean:.1f}"
+                if len(self.seeds) > 1:
+                    cell += f" ({scale * low:.1f}–{scale * high:.1f})"
+                cells.append(cell)
+            rows.append(f"| {setting} | " + " | ".join(cells) + " |")
+        return "\n".join(rows)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+
+def repeat_over_seeds(run: Callable[[str, object, int], float], names: Sequence[str], settings: Sequence,
+                      seeds: Sequence[int], *, progress: bool = True, desc: str = "runs") -> SeedTable:
+    """Call ``run(name, setting, seed) -> number`` for every name, setting and seed; collect a :class:`SeedTable`.
+
+    The spread over seeds (initial weights, minibatch order: whatever ``run`` lets the seed decide) shows how
+    much of a difference between two names is the luck of one run. Chapter 9 uses it for fine-tuning against
+    training from scratch.
+    """
+    from .config import progress as progress_bar
+
+    if not callable(run):
+        raise ValueError(f"run must be a function (name, setting, seed) -> number, got {type(run).__name__}")
+    names = list(names)
+    if not names or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        raise ValueError(f"names must be a non-empty list of distinct strings, got {names!r}")
+    settings = list(settings)
+    if not settings:
+        raise ValueError("settings must not be empty")
+    seeds = _check_ints(seeds, "seeds", 0)
+    runs = [(seed, setting, name) for seed in seeds for setting in settings for name in names]
+    results: dict[tuple, float] = {}
+    for seed, setting, name in progress_bar(runs, desc=desc, disable=not progress, leave=False):
+        value = run(name, setting, seed)
+        if hasattr(value, "item"):
+            value = value.item()
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError(f"run({name!r}, {setting!r}, {seed}) must return a number, got {type(value).__name__}")
+        results[name, setting, seed] = float(value)
+    values = {name: torch.tensor([[results[name, s, seed] for s in settings] for seed in seeds], dtype=torch.float64)
+              for name in names}
+    return SeedTable(settings, seeds, values)

@@ -63,3 +63,78 @@ def test_clear_errors():
         accuracy_vs_distance({"x": 3}, [2], [0], 1)
     with pytest.raises(ValueError, match="hidden_size"):
         accuracy_vs_distance(lambda e: nn.Linear(e, 4), [2], [0], 1, n_train=10, n_test=5, progress=False)
+
+
+# --- count_parameters, match_parameters, repeat_over_seeds / SeedTable ---------------------------------------
+
+from seqviz.experiments import SeedTable, count_parameters, match_parameters, repeat_over_seeds  # noqa: E402
+
+
+def gru_parameters(input_size, hidden_size):
+    # PyTorch's GRU: three gates, each W_ih (H x I), W_hh (H x H) and two biases of H
+    return 3 * (hidden_size * input_size + hidden_size * hidden_size + 2 * hidden_size)
+
+
+def test_count_parameters_matches_the_formula_and_counts_a_tied_weight_once():
+    assert count_parameters(nn.GRU(5, 7)) == gru_parameters(5, 7)
+    tied = nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False))
+    tied[1].weight = tied[0].weight
+    assert count_parameters(tied) == 40
+    with pytest.raises(ValueError, match="Module"):
+        count_parameters(torch.zeros(3))
+
+
+def test_match_parameters_picks_the_nearest_size():
+    make = lambda h: nn.GRU(16, h)  # noqa: E731
+    target = gru_parameters(16, 30) + 5
+    size, count = match_parameters(make, target, range(10, 50))
+    assert (size, count) == (30, gru_parameters(16, 30))
+    # no size in range reaches the target: the largest is nearest
+    assert match_parameters(make, 10**9, [4, 8, 12])[0] == 12
+    with pytest.raises(ValueError, match="sizes"):
+        match_parameters(make, target, [])
+    with pytest.raises(ValueError, match="target"):
+        match_parameters(make, 0, [4])
+
+
+def test_repeat_over_seeds_collects_every_run_in_order():
+    calls = []
+
+    def run(name, setting, seed):
+        calls.append((name, setting, seed))
+        return (100 if name == "a" else 0) + 10 * setting + seed
+
+    table = repeat_over_seeds(run, ["a", "b"], [1, 2], [0, 3, 5], progress=False)
+    assert isinstance(table, SeedTable) and len(calls) == 12
+    assert table.values["a"].shape == (3, 2)
+    torch.testing.assert_close(table.at("a", 2), torch.tensor([120.0, 123.0, 125.0], dtype=torch.float64))
+    torch.testing.assert_close(table.mean("b"), torch.tensor([10 + 8 / 3, 20 + 8 / 3], dtype=torch.float64))
+    torch.testing.assert_close(table.low("b"), torch.tensor([10.0, 20.0], dtype=torch.float64))
+    torch.testing.assert_close(table.high("b"), torch.tensor([15.0, 25.0], dtype=torch.float64))
+    assert table.separated("a", "b") == [True, True] and table.separated("b", "a") == [False, False]
+
+
+def test_seed_table_spread_and_overlap():
+    table = SeedTable([6, 24], [0, 1, 2], {"pretrained": torch.tensor([[0.6, 0.9], [0.5, 0.95], [0.7, 1.0]]),
+                                           "scratch": torch.tensor([[0.2, 0.9], [0.3, 0.7], [0.25, 0.8]])})
+    assert table.separated("pretrained", "scratch") == [True, False]  # at 24 the ranges overlap (0.9 = 0.9)
+    text = table.to_markdown("labels")
+    assert "| labels | pretrained % | scratch % |" in text
+    assert "| 6 | 60.0 (50.0–70.0) | 25.0 (20.0–30.0) |" in text
+    with pytest.raises(ValueError, match="not run"):
+        table.at("scratch", 12)
+    with pytest.raises(ValueError, match="no runs named"):
+        table.mean("other")
+
+
+def test_repeat_over_seeds_clear_errors():
+    with pytest.raises(ValueError, match="function"):
+        repeat_over_seeds(3, ["a"], [1], [0])
+    with pytest.raises(ValueError, match="names"):
+        repeat_over_seeds(lambda *a: 0.0, ["a", "a"], [1], [0])
+    with pytest.raises(ValueError, match="settings"):
+        repeat_over_seeds(lambda *a: 0.0, ["a"], [], [0])
+    with pytest.raises(ValueError, match="seeds"):
+        repeat_over_seeds(lambda *a: 0.0, ["a"], [1], [-1])
+    with pytest.raises(ValueError, match="number"):
+        repeat_over_seeds(lambda *a: "high", ["a"], [1], [0], progress=False)
