@@ -1,6 +1,6 @@
 """Chapter 10's decision guide, derived from measurements rather than typed rules.
 
-- :func:`finetune_evidence`: chapter 9's experiment, small: pretrain a tiny BERT (masked words and
+- :func:`finetune_evidence`: chapter 9's experiment, rerun: pretrain a tiny BERT (masked words and
   next sentence) on unlabelled text, then fine-tune it and an untrained copy on a few labelled
   sentences; the test accuracies of both;
 - :func:`collect_evidence`: the numbers the guide reads, from chapter 10's measured rows (the task
@@ -51,17 +51,18 @@ class Evidence:
     source: str
 
 
-# -- chapter 9's experiment, small --------------------------------------------------------------------
+# -- chapter 9's experiment, rerun ------------------------------------------------------------------------
 
 
 def finetune_evidence(*, label_count: int = 6, pretrain_steps: int = 1600, finetune_steps: int = 100,
                       n_docs: int = 2000, n_pairs: int = 4000, copies: int = 3, n_test: int = 400,
                       d_model: int = 64, num_layers: int = 2, num_heads: int = 4, max_len: int = 24, seed: int = 0,
-                      device="cpu", progress: bool = True) -> dict:
+                      device=None, progress: bool = True) -> dict:
     """Pretrain a BertMini on ``n_pairs`` sentence pairs, each masked ``copies`` times (masked words +
     next sentence), for ``pretrain_steps`` steps, then fine-tune it, and a randomly initialised twin,
     on ``label_count`` labelled sentences (chapter 9's topic task). The defaults are chapter 9's full
-    settings. Returns ``{"pretrained", "scratch"}`` (test accuracies), ``"labels"``,
+    settings; ``device`` as :func:`seqviz.train.fit` (default: ``pick_device()``). Returns
+    ``{"pretrained", "scratch"}`` (test accuracies), ``"labels"``,
     ``"pretrain_steps"``, ``"pretrain_s"`` (seconds) and ``"chance"``."""
     import copy
 
@@ -82,7 +83,7 @@ def finetune_evidence(*, label_count: int = 6, pretrain_steps: int = 1600, finet
     seed_everything(seed)
     bert = BertMini(len(vocab), d_model, num_layers, num_heads, max_len, dropout=0.0)
     history = fit(bert, train, pretraining_loss, steps=pretrain_steps, batch_size=64, lr=1e-3, seed=seed,
-                  device=device, progress=progress, desc="pretraining (chapter 9, small)")
+                  device=device, progress=progress, desc="pretraining (chapter 9's experiment)")
     labelled = encode_sentences(topic_sentences(label_count, seed=seed + 6), vocab, max_len)
     test = encode_sentences(topic_sentences(n_test, seed=seed + 5), vocab, max_len)
     scores = {}
@@ -120,7 +121,7 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
             if (task, kind) not in by:
                 raise ValueError(f"rows must hold task {task!r} for model {kind!r}; got {sorted(by)}")
     ev: dict[str, Evidence] = {}
-    for task, source in (("agreement", "10.1 (chapter 4's task)"), ("translation", "10.1 (chapters 7-8's task)"),
+    for task, source in (("agreement", "10.1, chapter 4's task"), ("translation", "10.1, the task of chapters 7-8"),
                          ("forecasting", "10.1, 10.4")):
         scores = {k: by[task, k]["score"] for (t, k) in by if t == task}
         metric = by[task, "GRU"]["metric"]
@@ -170,8 +171,9 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
     ft = finetune
     ev["finetune:pretrained"] = Evidence(ft["pretrained"], f"{ft['labels']} labelled sentences: pretrained then "
                                          f"fine-tuned {ft['pretrained']:.1%}, from scratch {ft['scratch']:.1%} "
-                                         f"(chance {ft['chance']:.0%})", "10.5 (chapter 9's experiment, small)")
-    ev["finetune:scratch"] = Evidence(ft["scratch"], ev["finetune:pretrained"].summary, ev["finetune:pretrained"].source)
+                                         f"(chance {ft['chance']:.0%})", "10.5, chapter 9's experiment")
+    ev["finetune:scratch"] = Evidence(ft["scratch"], ev["finetune:pretrained"].summary,
+                                      ev["finetune:pretrained"].source)
     return ev
 
 
@@ -233,7 +235,7 @@ def recommend(task: str, data: str, length: str, compute: str, latency: str, evi
             kind, used, why = best_of(ev, proxy, ("GRU", "LSTM"))
             decided += used
             reasons += [f"cost per generated token: the cached Transformer's grew {cache:.1f}x over the measured "
-                        f"contexts, the GRU's {gru:.1f}x; a fixed-size recurrent state keeps each step flat",
+                        f"contexts, the GRU's {gru:.1f}x; the recurrent state has a fixed size, the cache does not",
                         f"{kind} among the gated models: {why}"]
             model = kind
         else:
@@ -282,8 +284,8 @@ def recommend(task: str, data: str, length: str, compute: str, latency: str, evi
             fastest = min(RECURRENT, key=lambda k: ev[f"{proxy}_train_s:{k}"].value)
             word = _same(ev[f"{proxy}_train_s:Transformer"].value, ev[f"{proxy}_train_s:{fastest}"].value, "time")
             decided += [f"{proxy}_train_s:Transformer", f"{proxy}_train_s:{fastest}"]
-            reasons.append(f"training took the Transformer {ev[f'{proxy}_train_s:Transformer'].value:.1f} s, "
-                           f"{ {'higher': 'longer than', 'lower': 'less than'}.get(word, 'about as long as') } "
+            than = {"higher": "longer than", "lower": "less than", "about the same": "about as long as"}[word]
+            reasons.append(f"training took the Transformer {ev[f'{proxy}_train_s:Transformer'].value:.1f} s, {than} "
                            f"the fastest recurrent model ({fastest}, {ev[f'{proxy}_train_s:{fastest}'].value:.1f} s)")
     if compute == "GPU":
         reasons.append("the times here come from the machine that ran this chapter; on a GPU attention's positions "
@@ -354,7 +356,8 @@ def seed_guide(evidence: dict) -> list[dict]:
     row("limited compute", "a GRU: faster to train than an LSTM", _verdict(_same(gru_time, lstm_time, "time"), False),
         f"agreement and forecasting together: GRU {gru_time:.1f} s, LSTM {lstm_time:.1f} s of training "
         "(torch.nn's layers on the machine that ran this chapter)")
-    row("limited compute", "a distilled Transformer (DistilBERT, TinyBERT)", "not tested here", "no distilled model here")
+    row("limited compute", "a distilled Transformer (DistilBERT, TinyBERT)", "not tested here",
+        "no distilled model here")
     parts = []
     for task, against in (("translation", "a recurrent encoder-decoder whose decoder steps in Python"),
                           ("agreement", "torch.nn's fused recurrent layers")):
@@ -370,7 +373,8 @@ def seed_guide(evidence: dict) -> list[dict]:
     row("latency on edge devices, streaming", "a recurrent model: its step is small and fixed",
         _verdict(stream), f"{ev['stream_growth:GRU'].summary}; {ev['stream_growth:cache'].summary}")
     row("latency on edge devices", "prune and quantise the model", "not tested here", "no pruning or quantisation here")
-    pairs = [(t, _same(ev[f"{t}:GRU"].value, ev[f"{t}:LSTM"].value)) for t in ("agreement", "translation", "forecasting")]
+    pairs = [(t, _same(ev[f"{t}:GRU"].value, ev[f"{t}:LSTM"].value))
+             for t in ("agreement", "translation", "forecasting")]
     same = sum(w == "about the same" for _, w in pairs)
     row("any task, a first model", "start with a GRU: as good as an LSTM on most tasks",
         "supported" if same * 2 > len(pairs) else "contradicted",

@@ -26,10 +26,10 @@ def fake_run(scores=None, train_s=None, transformer_memory=8.0, cache_growth=4.0
             quadratic = transformer_memory * (n / 64) ** 2 if k == "Transformer" else n / 64
             cost.append({"model": k, "length": n, "ms_per_step": n / 10, "saved_MiB": quadratic})
     stream = []
-    for c, g in ((16, 1.0), (64, 1.0)):
+    for c in (16, 64):
+        cached = 0.1 * (cache_growth if c == 64 else 1)
         stream += [{"model": "GRU", "context": c, "ms_per_token": 0.1, "state_bytes": 10},
-                   {"model": "Transformer (KV cache)", "context": c, "ms_per_token": 0.1 * (cache_growth if c == 64 else 1),
-                    "state_bytes": 10 * c},
+                   {"model": "Transformer (KV cache)", "context": c, "ms_per_token": cached, "state_bytes": 10 * c},
                    {"model": "Transformer (no cache)", "context": c, "ms_per_token": 1.0, "state_bytes": 0}]
     finetune = {"pretrained": pretrained, "scratch": scratch, "labels": 6, "pretrain_steps": 10, "pretrain_s": 1.0,
                 "chance": 1 / 6}
