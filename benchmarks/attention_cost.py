@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import seqviz as sv  # noqa: E402
-from seqviz.compare import cost_vs_length, crossover, fit_power_law, make_block, saved_bytes  # noqa: E402
+from seqviz.compare import cost_vs_length, crossover, fit_power_law, make_block  # noqa: E402
+from seqviz.memory import activation_bytes  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
         for n in lengths:
             x = torch.randn(8, n, 64, device=device)
             rows.append(dict(device=str(device), threads=args.threads, mode="saved for backward", model=kind, n=n,
-                             value=saved_bytes(lambda: block(x)[0].pow(2).mean()), unit="bytes"))
+                             value=activation_bytes(lambda: block(x)[0].pow(2).mean()), unit="bytes"))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["device", "threads", "mode", "model", "n", "value", "unit"])

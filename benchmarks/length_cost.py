@@ -4,7 +4,8 @@ Each model is one layer of width 64 (torch.nn.GRU, torch.nn.LSTM, and a seqviz
 TransformerEncoderLayer under a causal mask; seqviz.choosing.step_cost, as chapter 10), batch 8,
 loss = mean square of the output.
 Time: the median seconds of forward + backward (seqviz.compare.time_call). Memory: the
-bytes of the tensors autograd keeps for the backward pass (seqviz.compare.saved_bytes),
+bytes of the tensors autograd keeps for the backward pass (seqviz.memory.activation_bytes, parameters
+excluded, each storage once),
 i.e. the activation memory a training step adds on top of the weights; it is what
 grows with the length, and it is measured the same way on any device (no allocator
 statistics exist on the CPU). Writes ``benchmarks/results/length_cost.csv``.

@@ -152,11 +152,21 @@ def ch08_heads():
 
 
 def ch10_guide():
-    from seqviz.choosing import GUIDE_OPTIONS, guide_html, recommend
+    from seqviz.choosing import agreement_rows, forecast_rows, step_cost, streaming_cost, translation_rows
+    from seqviz.guide import GUIDE_OPTIONS, collect_evidence, finetune_evidence, guide_html, recommend
     from seqviz.viz import live
 
+    # the guide reads measured rows: tiny runs give rows of the right shape in a few seconds
+    rows = agreement_rows(steps=2, n_train=64, n_test=16, distance=2, progress=False)
+    rows += translation_rows(steps=2, n_train=64, n_test=8, progress=False)
+    rows += forecast_rows(steps=2, n_series=4, progress=False)[0]
+    evidence = collect_evidence(rows, step_cost([8, 16], min_time=0.001, repeats=1, progress=False),
+                                streaming_cost([4, 8], min_time=0.001, repeats=1, progress=False),
+                                finetune_evidence(pretrain_steps=2, finetune_steps=2, n_docs=20, n_pairs=40,
+                                                  n_test=16, progress=False))
+
     def render(**choice):
-        return guide_html(recommend(**choice), {"table:classification": "| GRU | 97% | ... |"})
+        return guide_html(recommend(**choice, evidence=evidence), evidence)
 
     view = live(render, **{k: widgets.Dropdown(options=v, value=v[0]) for k, v in GUIDE_OPTIONS.items()})
     return view, "length", list(GUIDE_OPTIONS["length"][:2])

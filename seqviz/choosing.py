@@ -1,4 +1,4 @@
-"""Chapter 10: the same tasks for RNN, GRU, LSTM and Transformer, and a decision guide.
+"""Chapter 10: the same tasks for RNN, GRU, LSTM and Transformer, measured side by side.
 
 - :class:`CausalTransformerEncoder`: a Transformer encoder over vectors with a causal mask,
   with the interface of a recurrent layer (``out, _ = enc(x)``, ``hidden_size``), so it
@@ -9,9 +9,9 @@
 - :func:`measure`: parameters, inference latency and activation memory of one model;
 - :func:`markdown_table`: rows of dicts as a markdown table;
 - :func:`agreement_rows`, :func:`translation_rows`, :func:`forecast_rows`: the same tasks for each kind;
-- :func:`step_cost`, :func:`streaming_cost`: cost against length for training and for generation;
-- :func:`recommend`: the decision guide (task, data size, length, compute, latency) ->
-  a model, the reasons, the chapters and the measured rows behind them.
+- :func:`step_cost`, :func:`streaming_cost`: cost against length for training and for generation.
+
+The decision guide that reads these rows is :mod:`seqviz.guide`.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from .compare import saved_bytes, time_call
+from .compare import time_call
+from .memory import activation_bytes
 from .models.mha import SinusoidalPositionalEncoding, causal_mask
 from .models.transformer import TransformerEncoderLayer
 
-__all__ = ["GUIDE_OPTIONS", "KINDS", "CausalTransformerEncoder", "Forecaster", "guide_html", "make_encoder",
-           "markdown_table", "measure", "recommend", "agreement_rows", "translation_rows", "forecast_rows",
-           "step_cost", "streaming_cost"]
+__all__ = ["KINDS", "CausalTransformerEncoder", "Forecaster", "make_encoder", "markdown_table", "measure",
+           "agreement_rows", "translation_rows", "forecast_rows", "step_cost", "streaming_cost"]
 
 KINDS = ("RNN", "GRU", "LSTM", "Transformer")
 
@@ -103,7 +103,7 @@ def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torc
 
     ``latency_ms``: median time of one no-grad ``infer(*one)`` (default: the forward) on a single example;
     ``memory_kb``: what a training step on ``inputs`` keeps for backward
-    (:func:`seqviz.compare.saved_bytes`), in KiB.
+    (:func:`seqviz.memory.activation_bytes`), in KiB.
     """
     loss = loss or (lambda out: out.float().pow(2).mean())
     was_training = model.training
@@ -117,7 +117,7 @@ def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torc
 
     latency = time_call(call, min_time=min_time, repeats=repeats)
     model.train()
-    memory = saved_bytes(lambda: loss(model(*inputs)))
+    memory = activation_bytes(lambda: loss(model(*inputs)))
     model.zero_grad(set_to_none=True)
     model.train(was_training)
     return {"parameters": sum(p.numel() for p in model.parameters()), "latency_ms": 1e3 * latency,
@@ -140,87 +140,6 @@ def markdown_table(rows: Sequence[dict], columns: dict[str, tuple[str, str]]) ->
     rule = "|" + "|".join("---:" if f else "---" for _, f in columns.values()) + "|"  # numbers right-aligned
     body = ["| " + " | ".join(_cell(r.get(k, ""), f) for k, (_, f) in columns.items()) + " |" for r in rows]
     return "\n".join([head, rule, *body])
-
-
-GUIDE_OPTIONS = {
-    "task": ("classification", "translation", "forecasting", "generation"),
-    "data": ("small", "large"),
-    "length": ("short (< 100)", "long (100-1000)", "very long (> 1000)"),
-    "compute": ("CPU", "GPU"),
-    "latency": ("batch", "streaming, per token"),
-}
-
-
-def recommend(task: str, data: str, length: str, compute: str, latency: str) -> dict:
-    """The decision guide: ``{"model", "reasons", "chapters", "evidence"}``.
-
-    Options are in ``GUIDE_OPTIONS``. ``evidence`` names rows of the chapter's measured
-    tables (``"table:<task>"``, ``"length:<model>"``, ``"stream:<model>"``).
-    """
-    choice = dict(task=task, data=data, length=length, compute=compute, latency=latency)
-    for key, value in choice.items():
-        if value not in GUIDE_OPTIONS[key]:
-            raise ValueError(f"{key} must be one of {GUIDE_OPTIONS[key]}, got {value!r}")
-    long = length != "short (< 100)"
-    very_long = length == "very long (> 1000)"
-    reasons, chapters, evidence = [], [], []
-    if latency == "streaming, per token":
-        model = "LSTM" if very_long else "GRU"
-        reasons.append("a recurrent model's cost per new token stays flat; a Transformer's grows with the "
-                       "context, even with a key/value cache")
-        chapters.append("10 (streaming cost)")
-        evidence += [f"stream:{model}", "stream:Transformer (cache)"]
-        if very_long:
-            reasons.append("over very long spans the LSTM's cell state kept information longest in chapter 4")
-            chapters.append("4")
-    elif compute == "GPU" and data == "large" and (task in ("translation", "generation") or long):
-        model = "Transformer"
-        reasons.append("with a GPU and plenty of data, attention's parallel training over all positions pays off "
-                       "and it reads any distance in one step")
-        chapters += ["8", "9"]
-        evidence += ["length:Transformer", f"table:{task}"]
-        if very_long:
-            reasons.append("watch the memory: the attention weights grow as n^2 with the length")
-    elif very_long and compute == "CPU":
-        model = "LSTM"
-        reasons.append("attention's n^2 time and memory dominate at these lengths on a CPU; an LSTM keeps "
-                       "memory linear and its cell state carries information far")
-        chapters += ["4", "8"]
-        evidence += ["length:LSTM", "length:Transformer"]
-    elif task == "translation":
-        model = "GRU + attention" if data == "small" else "Transformer"
-        reasons.append("a decoder that looks back at the source (attention) removes the fixed-vector bottleneck")
-        chapters += ["5", "7"] + (["8"] if model == "Transformer" else [])
-        evidence.append("table:translation")
-    else:
-        model = "GRU"
-        reasons.append("the default start: fewer parameters than an LSTM, usually as accurate, cheap on a CPU")
-        chapters.append("4")
-        evidence.append(f"table:{task}")
-        if long and task in ("classification", "forecasting"):
-            reasons.append("if the signal spans hundreds of steps, try an LSTM next (chapter 4's distance curve)")
-    return {"model": model, "reasons": reasons, "chapters": chapters, "evidence": evidence, "choice": choice}
-
-
-def guide_html(advice: dict, evidence: dict[str, str] | None = None):
-    """The live guide's picture: the recommendation, why, the chapters, and the measured rows behind it.
-
-    ``evidence`` maps the names in ``advice["evidence"]`` to one-line summaries of measured rows.
-    Returns an ``IPython.display.HTML`` (it shows in a notebook and as a still in the book).
-    """
-    import html
-
-    from IPython.display import HTML
-
-    evidence = evidence or {}
-    items = "".join(f"<li>{html.escape(r)}</li>" for r in advice["reasons"])
-    rows = "".join(f"<li><code>{html.escape(key)}</code>: {html.escape(evidence.get(key, 'not measured here'))}</li>"
-                   for key in advice["evidence"])
-    choice = ", ".join(f"{k} = {v}" for k, v in advice["choice"].items())
-    return HTML(f"<div class='seqviz-guide'><p><b>Start with: {html.escape(advice['model'])}</b> "
-                f"<small>({html.escape(choice)})</small></p><ul>{items}</ul>"
-                f"<p>Chapters: {html.escape(', '.join(advice['chapters']))}. Measured in this run:</p>"
-                f"<ul>{rows}</ul></div>")
 
 
 # -- the same tasks for every model ---------------------------------------------------------------------
@@ -332,7 +251,7 @@ def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Tr
               batch_size: int = 8, min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> list[dict]:
     """One training step (forward + backward, one layer of ``width``) at each length: rows with
     ``model, length, ms_per_step`` (median, :func:`~seqviz.compare.time_call`) and ``saved_MiB``
-    (activation memory kept for backward, :func:`~seqviz.compare.saved_bytes`). Used by chapter 10
+    (activation memory kept for backward, :func:`~seqviz.memory.activation_bytes`). Used by chapter 10
     and ``benchmarks/length_cost.py``."""
     from .config import progress as bar
 
@@ -347,7 +266,7 @@ def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Tr
                 model(x)[0].pow(2).mean().backward()
 
             seconds = time_call(step, min_time=min_time, repeats=repeats)
-            memory = saved_bytes(lambda: model(x)[0].pow(2).mean())
+            memory = activation_bytes(lambda: model(x)[0].pow(2).mean())
             model.zero_grad(set_to_none=True)
             rows.append({"model": kind, "length": n, "ms_per_step": 1e3 * seconds, "saved_MiB": memory / 2 ** 20})
     return rows

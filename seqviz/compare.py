@@ -5,8 +5,6 @@
   GRU layer of the same width, forward or training step, at several sequence lengths;
 - :func:`fit_power_law` and :func:`crossover`: ``time ~ c * n^p`` by least squares on log-log
   axes, and where two such fits cross;
-- :func:`saved_bytes`: the memory a training step keeps for its backward pass (every
-  tensor autograd saves, counted once), which is where attention's n x n weights live;
 - :func:`attention_entropy`: how peaked softmax rows get as the width grows, with and
   without the 1/sqrt(d) scaling; :func:`attention_gradients`: how much gradient then reaches
   the scores and the queries (:func:`softmax_attention_gradients` for one batch);
@@ -26,8 +24,8 @@ from torch import nn
 
 from .config import progress as progress_bar
 
-__all__ = ["accuracy_by_length", "attention_entropy", "attention_gradients", "softmax_attention_gradients", "cost_vs_batch", "cost_vs_length", "crossover", "fit_power_law",
-           "learning_curve", "make_block", "saved_bytes", "time_call"]
+__all__ = ["accuracy_by_length", "attention_entropy", "attention_gradients", "cost_vs_batch", "cost_vs_length",
+           "crossover", "fit_power_law", "learning_curve", "make_block", "softmax_attention_gradients", "time_call"]
 
 
 def _sync(device):
@@ -130,24 +128,6 @@ def crossover(fit_a: tuple[float, float], fit_b: tuple[float, float]) -> float |
     if abs(pa - pb) < 1e-12:
         return None
     return (cb / ca) ** (1.0 / (pa - pb))
-
-
-def saved_bytes(fn: Callable[[], torch.Tensor]) -> int:
-    """Bytes of the tensors autograd saves for backward while ``fn()`` runs (each storage counted once).
-
-    On any device, this is the activation memory of a training step: for self-attention it
-    includes the (B, heads, T, T) weights, for a recurrent layer the states of every step.
-    """
-    seen: dict[tuple, int] = {}
-
-    def pack(t):
-        storage = t.untyped_storage()
-        seen[(storage.data_ptr(), t.device.type)] = storage.nbytes()
-        return t
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        fn()
-    return sum(seen.values())
 
 
 def attention_entropy(widths: Sequence[int], *, length: int = 32, samples: int = 64, scaled: bool = True,

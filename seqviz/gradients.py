@@ -15,7 +15,8 @@ each factor, the running product and its per-step rate, and give two predictions
 
 Then the two remedies of chapter 3: clipping (by norm and by value, equal to
 ``torch.nn.utils.clip_grad_norm_`` / ``clip_grad_value_``) and truncated BPTT
-(Williams & Peng, 1990), with a counter of the memory autograd keeps for backward.
+(Williams & Peng, 1990), with the memory autograd keeps for backward
+(:func:`seqviz.memory.activation_bytes`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
+from .memory import activation_bytes
+
 __all__ = [
     "TruncatedBPTT", "activation_slope", "bound_log_slope", "clip_by_norm", "clip_by_value", "fit_log_slope",
-    "predicted_log_slope", "product_norms", "recurrent_matrix", "rnn_step_jacobians", "saved_tensor_bytes", "step_cost",
+    "predicted_log_slope", "product_norms", "recurrent_matrix", "rnn_step_jacobians", "step_cost",
 ]
 
 
@@ -216,24 +219,6 @@ class TruncatedBPTT(nn.Module):
         return torch.cat([early, late], dim=1), final
 
 
-def saved_tensor_bytes(fn: Callable[[], object]) -> tuple[object, int]:
-    """Run ``fn()`` and count the bytes autograd saves for the backward pass while it runs.
-
-    Returns ``(fn's result, bytes)``. This is the activation memory that backpropagation
-    needs, independent of the device and of the allocator.
-    """
-    total = 0
-
-    def pack(tensor):
-        nonlocal total
-        total += tensor.numel() * tensor.element_size()
-        return tensor
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        result = fn()
-    return result, total
-
-
 def step_cost(loss_fn: Callable[[], torch.Tensor], repeats: int = 5) -> dict[str, float]:
     """Time ``loss_fn().backward()`` and count what it keeps for backward.
 
@@ -246,7 +231,7 @@ def step_cost(loss_fn: Callable[[], torch.Tensor], repeats: int = 5) -> dict[str
     times, saved = [], 0
     for _ in range(repeats):
         start = time.perf_counter()
-        loss, saved = saved_tensor_bytes(loss_fn)
+        loss, saved = activation_bytes(loss_fn, return_result=True)
         loss.backward()
         times.append(time.perf_counter() - start)
     return {"ms": 1000 * sorted(times)[len(times) // 2], "mb": saved / 2**20}

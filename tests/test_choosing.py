@@ -1,12 +1,10 @@
-"""Chapter 10's helpers: the time series, the causal Transformer encoder, the runners and the guide."""
-
-import itertools
+"""Chapter 10's helpers: the time series, the causal Transformer encoder, and the runners (the guide: test_guide.py)."""
 
 import pytest
 import torch
 
-from seqviz.choosing import (GUIDE_OPTIONS, KINDS, CausalTransformerEncoder, Forecaster, agreement_rows,
-                             forecast_rows, guide_html, make_encoder, markdown_table, measure, recommend, step_cost,
+from seqviz.choosing import (KINDS, CausalTransformerEncoder, Forecaster, agreement_rows,
+                             forecast_rows, make_encoder, markdown_table, measure, step_cost,
                              streaming_cost, translation_rows)
 from seqviz.data import forecast_windows, sine_series
 
@@ -86,18 +84,3 @@ def test_cost_helpers_return_rows():
     stream = streaming_cost([4, 8], d_model=8, num_layers=1, vocab_size=10, min_time=0.001, repeats=1,
                             progress=False)
     assert {r["model"] for r in stream} == {"GRU", "Transformer (KV cache)", "Transformer (no cache)"}
-
-
-def test_the_guide_answers_every_situation():
-    for choice in itertools.product(*GUIDE_OPTIONS.values()):
-        advice = recommend(*choice)
-        assert advice["model"] and advice["reasons"] and advice["chapters"] and advice["evidence"]
-    assert recommend("generation", "small", "long (100-1000)", "CPU", "streaming, per token")["model"] == "GRU"
-    assert recommend("translation", "large", "long (100-1000)", "GPU", "batch")["model"] == "Transformer"
-    assert recommend("classification", "small", "very long (> 1000)", "CPU", "batch")["model"] == "LSTM"
-    assert recommend("classification", "small", "short (< 100)", "CPU", "batch")["model"] == "GRU"
-    html = guide_html(recommend("forecasting", "small", "short (< 100)", "CPU", "batch"),
-                      {"table:forecasting": "GRU 50%"}).data
-    assert "Start with: GRU" in html and "GRU 50%" in html
-    with pytest.raises(ValueError, match="compute"):
-        recommend("classification", "small", "short (< 100)", "TPU", "batch")

@@ -17,9 +17,9 @@ from seqviz.gradients import (
     product_norms,
     recurrent_matrix,
     rnn_step_jacobians,
-    saved_tensor_bytes,
     step_cost,
 )
+from seqviz.memory import activation_bytes
 from seqviz.models import RNN
 from seqviz.trace import hidden_grad_norms
 
@@ -165,13 +165,13 @@ def test_saved_bytes_grow_with_the_window():
     x = torch.randn(4, 40, 3)
     sizes = []
     for window in (5, 10, 20, 40):
-        out, nbytes = saved_tensor_bytes(lambda: TruncatedBPTT(encoder, window)(x)[0][:, -1].sum())
+        nbytes = activation_bytes(lambda: TruncatedBPTT(encoder, window)(x)[0][:, -1].sum())
         sizes.append(nbytes)
     assert sizes[0] > 0 and sizes == sorted(sizes)
     per_step = (sizes[-1] - sizes[0]) / 35
     assert per_step == pytest.approx((sizes[1] - sizes[0]) / 5, rel=0.01)  # linear in the window
     with torch.no_grad():
-        _, nothing = saved_tensor_bytes(lambda: encoder(x))
+        nothing = activation_bytes(lambda: encoder(x))
     assert nothing == 0
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from seqviz.compare import (accuracy_by_length, attention_entropy, cost_vs_length, crossover, fit_power_law,
-                            saved_bytes, time_call)
+from seqviz.compare import accuracy_by_length, attention_entropy, cost_vs_length, crossover, fit_power_law, time_call
+from seqviz.memory import activation_bytes
 from seqviz.models import MultiHeadAttention, TransformerSeq2Seq, positional_encoding
 from seqviz.viz import (cost_figure, head_view_figure, position_similarity_figure, positional_encoding_figure,
                         to_bertviz)
@@ -92,8 +92,8 @@ def test_measurements_run_and_make_sense():
     times = cost_vs_length([8, 16], d_model=8, batch_size=2, train=True, min_time=0.001, repeats=1, progress=False)
     assert set(times) == {"attention", "gru"} and all(t > 0 for v in times.values() for t in v)
     x = torch.randn(2, 16, 8, requires_grad=True)
-    small = saved_bytes(lambda: (x[:, :8] @ x[:, :8].transpose(1, 2)).softmax(-1).sum())
-    big = saved_bytes(lambda: (x @ x.transpose(1, 2)).softmax(-1).sum())
+    small = activation_bytes(lambda: (x[:, :8] @ x[:, :8].transpose(1, 2)).softmax(-1).sum())
+    big = activation_bytes(lambda: (x @ x.transpose(1, 2)).softmax(-1).sum())
     assert big > small > 0
     scaled = attention_entropy([4, 256], scaled=True)
     raw = attention_entropy([4, 256], scaled=False)
