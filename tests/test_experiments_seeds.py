@@ -4,7 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from seqviz.data import agreement_task, agreement_vocab, pairs_to_tensors, to_tensors, translation_task, translation_vocabs
+from seqviz.data import (agreement_task, agreement_vocab, pairs_to_tensors, to_tensors, translation_task,
+                         translation_vocabs)
 from seqviz.experiments import (accuracy_vs_distance, accuracy_vs_train_size, exact_match, retest,
                                 train_translators)
 from seqviz.models import Seq2Seq, sequence_accuracy
