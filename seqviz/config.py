@@ -3,6 +3,28 @@
 Quick mode (``SEQVIZ_QUICK=1``, set by CI) shrinks data, widths and step counts so
 every notebook runs in seconds; it never skips a code path. Chapters never branch on
 the environment themselves: they ask :func:`scaled` for a size.
+
+Devices, one rule for the whole package:
+
+- **One default.** :func:`pick_device` (cuda, then mps, then cpu). A function that builds or
+  trains a model (``train.fit``, ``compare.learning_curve``, the ``*_rows`` runners and cost
+  functions of ``choosing`` and ``compare``, ``experiments.accuracy_vs_distance``) takes
+  ``device=None``, meaning ``pick_device()``, and places the model there.
+- **Everything else follows the model.** A function or method that receives a model runs where
+  its parameters are (:func:`model_device`): it moves the tensors it is given there, creates new
+  ones there, and hands back results a caller can print or plot (decoding and recording helpers:
+  on the device the inputs came from; curves to plot: on the CPU). This covers ``greedy``,
+  ``log_prob_fn``, ``alignment``, ``rollout``, ``train.evaluate``, ``choosing.measure``,
+  ``compare.accuracy_by_length``, ``trace.hidden_grads`` and ``gradients.rnn_step_jacobians``.
+- **A model's forward does not move its inputs** (as in ``torch.nn``): ``forward``, ``encode``,
+  ``decode`` and ``step`` of a model whose parameters sit on another device than its inputs raise
+  one ``ValueError`` naming both devices (:func:`check_device`), not a CUDA traceback deep inside.
+- **No host-device synchronisation in a forward.** Shape and dtype checks run everywhere; checks that
+  need a value from a tensor (ids in range, lengths, a mask row with no key) run on CPU tensors only,
+  or everywhere with ``SEQVIZ_DEBUG=1`` (:func:`value_checks`): on a GPU each ``.item()`` makes the
+  host wait for the device.
+
+``tests/test_devices.py`` checks all of this on a CPU-only machine with an emulated accelerator.
 """
 
 from __future__ import annotations
@@ -16,6 +38,9 @@ _FALSE = {"", "0", "false", "no", "off"}
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() not in _FALSE
 
+
+DEBUG: bool = _env_flag("SEQVIZ_DEBUG")
+"""True when ``SEQVIZ_DEBUG`` is set: value checks (ids in range ...) run on accelerator tensors too."""
 
 QUICK: bool = _env_flag("SEQVIZ_QUICK")
 """True when ``SEQVIZ_QUICK`` is set to anything but 0/false/no/off."""
@@ -76,6 +101,36 @@ def pick_device(prefer: str | None = None):
     if mps is not None and mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+def model_device(model):
+    """The device of ``model``'s parameters (or buffers); the CPU for a model that has neither."""
+    import torch
+
+    for tensor in model.parameters():
+        return tensor.device
+    for tensor in model.buffers():
+        return tensor.device
+    return torch.device("cpu")
+
+
+def check_device(expected, name: str, **tensors) -> None:
+    """``ValueError`` naming both devices if a tensor in ``tensors`` is not on ``expected`` (a device, or a
+    tensor whose device counts). ``name`` says whose parameters sit on ``expected``. Reads no values."""
+    import torch
+
+    expected = expected.device if isinstance(expected, torch.Tensor) else torch.device(expected)
+    for label, tensor in tensors.items():
+        if isinstance(tensor, torch.Tensor) and tensor.device != expected:
+            raise ValueError(f"{name}'s parameters are on {expected} but {label} is on {tensor.device}: move the "
+                             f"inputs to the model's device first ({label}.to({str(expected)!r})), or the model "
+                             f"to theirs")
+
+
+def value_checks(tensor) -> bool:
+    """Whether to run checks that read values out of ``tensor`` (``min``, ``any``, ``.item()``): on CPU
+    tensors always, on an accelerator only with ``SEQVIZ_DEBUG`` (each read waits for the device)."""
+    return DEBUG or tensor.device.type == "cpu"
 
 
 def seed_everything(seed: int) -> int:

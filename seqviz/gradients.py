@@ -87,8 +87,12 @@ def rnn_step_jacobians(rnn, x: torch.Tensor):
 
     Also returns the activation slopes f'(a_t), (B, T, H), so that J[:, t] =
     diag(slopes[:, t]) W_hh. Step 0 is the Jacobian with respect to the initial state.
+    Runs where ``rnn`` is (``x`` is moved there); both results stay on that device.
     """
+    from .config import model_device
+
     _check_rnn(rnn)
+    x = x.to(model_device(rnn))
     top = rnn.num_layers - 1
     with torch.no_grad():
         h = rnn(x, return_trace=True)[2]["h"][top]  # (B, T, H)
@@ -108,9 +112,9 @@ def product_norms(jacobians: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"jacobians must be (B, T, H, H), got {tuple(jacobians.shape)}")
     B, T, H, _ = jacobians.shape
     jac = jacobians.detach().double()
-    product = torch.eye(H, dtype=torch.float64).expand(B, H, H)  # (B, H, H)
-    log_scale = torch.zeros(B, dtype=torch.float64)
-    log_norms = torch.zeros(B, T, dtype=torch.float64)
+    product = torch.eye(H, dtype=torch.float64, device=jac.device).expand(B, H, H)  # (B, H, H)
+    log_scale = torch.zeros(B, dtype=torch.float64, device=jac.device)
+    log_norms = torch.zeros(B, T, dtype=torch.float64, device=jac.device)
     for t in range(T - 2, -1, -1):
         product = product @ jac[:, t + 1]  # (B, H, H): now dh_{T-1}/dh_t, up to the scale
         norm = torch.linalg.matrix_norm(product, ord=2).clamp_min(1e-300)  # (B,)

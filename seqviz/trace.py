@@ -97,9 +97,14 @@ def hidden_grads(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Ten
     ``loss_fn(out) -> scalar`` receives the model's output ``out`` (B, T, D*hidden), the
     same tensor ``model(x)[0]`` returns. Row t is the total derivative of the loss with
     respect to the top layer's h_t (both directions side by side when bidirectional).
-    The model's own parameter gradients are left untouched.
+    The model's own parameter gradients are left untouched. Runs where the model is (``x`` is moved
+    there); the gradients stay on that device.
     """
+    from .config import model_device
+
     model = as_seqviz(model)
+    if isinstance(x, torch.Tensor):
+        x = x.to(model_device(model))
     out, nodes = _top_layer_steps(model, x)
     loss = loss_fn(out)
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
@@ -116,9 +121,10 @@ def hidden_grads(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Ten
 
 
 def hidden_grad_norms(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
-    """||dL/dh_t|| for t = 0..T-1: a tensor (T,), the norm over the whole (B, D*hidden) gradient.
+    """||dL/dh_t|| for t = 0..T-1: a tensor (T,) on the CPU (a curve to plot), the norm over the whole
+    (B, D*hidden) gradient. Runs where the model is.
 
     >>> norms = hidden_grad_norms(rnn, x, lambda out: out[:, -1].sum())   # loss at the last step
     """
     grads = hidden_grads(model, x, loss_fn)  # (T, B, D*H)
-    return torch.linalg.vector_norm(grads.flatten(1), dim=1).detach()  # (T,)
+    return torch.linalg.vector_norm(grads.flatten(1), dim=1).detach().cpu()  # (T,)

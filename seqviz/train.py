@@ -69,7 +69,8 @@ def _split(data, name):
 @torch.no_grad()
 def evaluate(model: nn.Module, data: Sequence[torch.Tensor], metrics: dict[str, Callable], loss_fn=None,
              batch_size: int = 512, device=None) -> dict[str, float]:
-    """Average ``metrics`` (and the loss, if given) over ``data`` = (inputs..., targets)."""
+    """Average ``metrics`` (and the loss, if given) over ``data`` = (inputs..., targets), where the model is
+    (each batch is moved there; ``device`` overrides)."""
     n = _split(data, "data")
     device = device or next(model.parameters()).device
     was_training = model.training
@@ -100,7 +101,9 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     ``step``, ``loss`` and ``grad_norm`` (before clipping); every ``eval_every`` steps
     (and at the end) ``valid_<metric>`` for each metric. ``on_nonfinite="raise"`` stops
     with :class:`TrainingDiverged` at the first NaN/inf loss or gradient; ``"stop"``
-    records where it happened (``history.diverged_at``) and returns.
+    records where it happened (``history.diverged_at``) and returns. ``device`` (default
+    :func:`~seqviz.config.pick_device`) is where the model is moved and trained; the data may stay on the
+    CPU (each minibatch is moved), and the model stays on ``device`` afterwards.
     """
     n = _split(train, "train")
     if not isinstance(steps, int) or steps < 1:

@@ -19,6 +19,12 @@ from torch.autograd.function import once_differentiable
 
 _ONEDNN: bool | None = None  # None: not probed yet
 
+try:  # torch >= 2.4 asks per device type; 2.1-2.3 take no argument and have a CPU-specific function
+    torch.is_autocast_enabled("cpu")
+    _cpu_autocast_enabled = lambda: torch.is_autocast_enabled("cpu")  # noqa: E731
+except TypeError:
+    _cpu_autocast_enabled = torch.is_autocast_cpu_enabled
+
 
 def _onednn_ok() -> bool:
     global _ONEDNN
@@ -62,7 +68,7 @@ class Linear(torch.autograd.Function):
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
     """``F.linear`` with the oneDNN products where they apply, else ``F.linear`` itself."""
-    if (x.device.type == "cpu" and x.dtype == torch.float32 and not torch.is_autocast_enabled("cpu")
+    if (x.device.type == "cpu" and x.dtype == torch.float32 and not _cpu_autocast_enabled()
             and _onednn_ok()):
         return Linear.apply(x, weight, bias)
     return torch.nn.functional.linear(x, weight, bias)

@@ -16,13 +16,15 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..config import check_device, value_checks
+
 
 def padding_mask(lengths: torch.Tensor, T: int) -> torch.Tensor:
     """(B, T) bool, True on the first ``lengths[b]`` positions of row b (the real tokens)."""
     if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1:
         raise ValueError(f"lengths must be a 1-D tensor (B,), got "
                          f"{tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__}")
-    if lengths.numel() and (int(lengths.min()) < 1 or int(lengths.max()) > T):
+    if lengths.numel() and value_checks(lengths) and (int(lengths.min()) < 1 or int(lengths.max()) > T):
         raise ValueError(f"lengths must lie in 1..{T}, got {int(lengths.min())}..{int(lengths.max())}")
     return torch.arange(T, device=lengths.device)[None, :] < lengths[:, None]  # (B, T)
 
@@ -75,6 +77,7 @@ class AdditiveAttention(nn.Module):
                              f"got {tuple(query.shape)} and {tuple(keys.shape)}")
         if mask is not None and mask.shape != keys.shape[:2]:
             raise ValueError(f"mask must have shape {tuple(keys.shape[:2])} (B, S), got {tuple(mask.shape)}")
+        check_device(self.v.weight, type(self).__name__, query=query, keys=keys, mask=mask)
         weights = masked_softmax(self.scores(query, keys, projected_keys), mask)  # (B, S)
         context = torch.bmm(weights[:, None, :], keys).squeeze(1)  # (B, Hk): the weighted average of the keys
         return context, weights

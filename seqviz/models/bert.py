@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..config import check_device, value_checks
 from .transformer import TransformerEncoderLayer
 
 IGNORE_INDEX = -100
@@ -140,13 +141,15 @@ class BertMini(nn.Module):
         B, T = input_ids.shape
         if not 1 <= T <= self.max_len:
             raise ValueError(f"input_ids has {T} positions; this model handles 1..{self.max_len} (max_len)")
-        if int(input_ids.min()) < 0 or int(input_ids.max()) >= self.vocab_size:
+        check_device(self.token_embedding.weight, type(self).__name__, input_ids=input_ids, segment_ids=segment_ids,
+                     attention_mask=attention_mask)
+        if value_checks(input_ids) and (int(input_ids.min()) < 0 or int(input_ids.max()) >= self.vocab_size):
             raise ValueError(f"input_ids must lie in 0..{self.vocab_size - 1}, got "
                              f"{int(input_ids.min())}..{int(input_ids.max())}")
         if segment_ids is None:
             segment_ids = torch.zeros_like(input_ids)
-        elif segment_ids.shape != input_ids.shape or int(segment_ids.min()) < 0 \
-                or int(segment_ids.max()) >= self.num_segments:
+        elif segment_ids.shape != input_ids.shape or (value_checks(segment_ids) and (
+                int(segment_ids.min()) < 0 or int(segment_ids.max()) >= self.num_segments)):
             raise ValueError(f"segment_ids must be ({B}, {T}) with values in 0..{self.num_segments - 1}, got "
                              f"{tuple(segment_ids.shape)}")
         if attention_mask is not None:
@@ -154,7 +157,7 @@ class BertMini(nn.Module):
                 raise ValueError(f"attention_mask must be ({B}, {T}), True/1 on real tokens, got "
                                  f"{tuple(attention_mask.shape)}")
             attention_mask = attention_mask.bool()
-            if not bool(attention_mask[:, 0].all()):
+            if value_checks(attention_mask) and not bool(attention_mask[:, 0].all()):
                 raise ValueError("attention_mask must be True at position 0 ([CLS]) of every sequence")
         return segment_ids.long(), attention_mask
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..config import check_device, value_checks
+
 
 def last_step(out: torch.Tensor, lengths: torch.Tensor | None) -> torch.Tensor:
     """The output at each sequence's last real token: ``out`` (B, T, D) -> (B, D)."""
@@ -19,13 +21,14 @@ def last_step(out: torch.Tensor, lengths: torch.Tensor | None) -> torch.Tensor:
         return out[:, -1]
     if lengths.shape != (out.shape[0],):
         raise ValueError(f"lengths must have shape ({out.shape[0]},), got {tuple(lengths.shape)}")
-    if int(lengths.min()) < 1 or int(lengths.max()) > out.shape[1]:
+    if value_checks(lengths) and (int(lengths.min()) < 1 or int(lengths.max()) > out.shape[1]):
         raise ValueError(f"lengths must lie in 1..{out.shape[1]}, got {int(lengths.min())}..{int(lengths.max())}")
     index = (lengths.to(out.device) - 1).view(-1, 1, 1).expand(-1, 1, out.shape[2])  # (B, 1, D)
     return out.gather(1, index).squeeze(1)
 
 
-def _check_ids(ids: torch.Tensor, vocab_size: int, name: str):
+def _check_ids(ids: torch.Tensor, vocab_size: int, name: str, weight: torch.Tensor | None = None,
+               lengths: torch.Tensor | None = None):
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
         got = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
         raise ValueError(f"{name} expects token ids of shape (batch, time), got {got}")
@@ -33,7 +36,11 @@ def _check_ids(ids: torch.Tensor, vocab_size: int, name: str):
         raise ValueError(f"{name} expects integer token ids, got {ids.dtype}")
     if ids.numel() == 0:
         raise ValueError(f"{name} got an empty batch: ids has shape {tuple(ids.shape)}")
-    if int(ids.min()) < 0 or int(ids.max()) >= vocab_size:
+    if weight is not None:
+        check_device(weight, name, ids=ids)
+    if lengths is not None and lengths.device.type != "cpu":  # lengths may stay on the CPU (as pack_padded_sequence's)
+        check_device(ids, name, lengths=lengths)
+    if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
         raise ValueError(f"{name} expects ids in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
 
 
@@ -54,7 +61,7 @@ class SequenceClassifier(nn.Module):
         self.head = nn.Linear(directions * encoder.hidden_size, num_classes)
 
     def features(self, ids, lengths=None, return_trace=False):
-        _check_ids(ids, self.vocab_size, type(self).__name__)
+        _check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight, lengths)
         x = self.embedding(ids)  # (B, T, E)
         result = self.encoder(x, return_trace=True) if return_trace else self.encoder(x)
         out = result[0]  # (B, T, D*H)
@@ -78,7 +85,7 @@ class BagOfWords(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(embed_size, hidden_size), nn.ReLU(), nn.Linear(hidden_size, num_classes))
 
     def forward(self, ids, lengths=None):
-        _check_ids(ids, self.vocab_size, type(self).__name__)
+        _check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
         mask = (ids != self.pad_id).unsqueeze(-1).float()  # (B, T, 1)
         mean = (self.embedding(ids) * mask).sum(1) / mask.sum(1).clamp(min=1)  # (B, E)
         return self.mlp(mean)
@@ -107,7 +114,7 @@ class CausalCNN(nn.Module):
         return 1 + self.num_layers * (self.kernel_size - 1)
 
     def forward(self, ids, lengths=None):
-        _check_ids(ids, self.vocab_size, type(self).__name__)
+        _check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight, lengths)
         h = self.embedding(ids).transpose(1, 2)  # (B, E, T)
         for conv in self.convs:
             h = torch.relu(conv(nn.functional.pad(h, (self.kernel_size - 1, 0))))  # (B, C, T): causal

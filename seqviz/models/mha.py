@@ -24,6 +24,7 @@ import math
 import torch
 from torch import nn
 
+from ..config import check_device, value_checks
 from .attention import padding_mask  # noqa: F401  (re-exported: the same padding mask as chapter 7)
 
 
@@ -58,7 +59,7 @@ def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
         except RuntimeError:
             raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores "
                              f"{tuple(scores.shape)} (..., Tq, Tk)") from None
-        if not bool(mask.any(-1).all()):
+        if value_checks(mask) and not bool(mask.any(-1).all()):  # a value check: on CPU (or SEQVIZ_DEBUG) only
             raise ValueError("a query may attend to no key at all (a mask row is all False): its weights are undefined")
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = scores.softmax(-1)  # (..., Tq, Tk), each row sums to 1
@@ -123,6 +124,8 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(f"MultiHeadAttention expects query (B, Tq, {self.d_model}), key and value "
                              f"(B, Tk, {self.d_model}); got {tuple(query.shape)}, {tuple(key.shape)}, "
                              f"{tuple(value.shape)}")
+        check_device(self.in_proj_weight, type(self).__name__, query=query, key=key, value=value, mask=mask,
+                     key_mask=key_mask)
         B, Tq, d = query.shape
         Tk, h, hs = key.shape[1], self.num_heads, self.head_size
         w_q, w_k, w_v = self.in_proj_weight.chunk(3)  # (d, d) each
@@ -178,6 +181,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() != 3 or x.shape[1] > self.max_len or x.shape[2] != self.pe.shape[1]:
             raise ValueError(f"expected (B, T <= {self.max_len}, {self.pe.shape[1]}), got {tuple(x.shape)}")
+        check_device(self.pe, type(self).__name__, x=x)
         return x + self.pe[: x.shape[1]]  # (B, T, d)
 
 
@@ -195,4 +199,5 @@ class LearnedPositionalEncoding(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() != 3 or x.shape[1] > self.max_len or x.shape[2] != self.weight.shape[1]:
             raise ValueError(f"expected (B, T <= {self.max_len}, {self.weight.shape[1]}), got {tuple(x.shape)}")
+        check_device(self.weight, type(self).__name__, x=x)
         return x + self.weight[: x.shape[1]]  # (B, T, d)

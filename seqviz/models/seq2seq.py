@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..config import check_device, model_device, value_checks
 from .attention import AdditiveAttention, padding_mask
 
 CELLS = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
@@ -43,20 +44,27 @@ def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     return x.gather(1, index)
 
 
-def _check_ids(ids, lengths, vocab_size, name):
+def _check_ids(ids, lengths, vocab_size, name, weight=None):
+    """Shapes always; the model's device (``weight``'s) always; values only where they cost no sync.
+    Returns the lengths on the ids' device (they may come on the CPU)."""
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
         got = f"{tuple(ids.shape)} {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
         raise ValueError(f"{name} expects integer token ids of shape (batch, time), got {got}")
     if ids.shape[0] == 0 or ids.shape[1] == 0:
         raise ValueError(f"{name} got an empty source: ids has shape {tuple(ids.shape)} (expected >= 1 token)")
-    if int(ids.min()) < 0 or int(ids.max()) >= vocab_size:
+    if weight is not None:
+        check_device(weight, name, ids=ids)
+    if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
         raise ValueError(f"{name} expects ids in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
     if lengths is None:
         return torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
-    if lengths.shape != (ids.shape[0],) or int(lengths.min()) < 1 or int(lengths.max()) > ids.shape[1]:
+    if not isinstance(lengths, torch.Tensor) or lengths.shape != (ids.shape[0],) or (value_checks(lengths) and (
+            int(lengths.min()) < 1 or int(lengths.max()) > ids.shape[1])):
+        shape = tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__
+        values = lengths.tolist()[:8] if isinstance(lengths, torch.Tensor) and value_checks(lengths) else "unread"
         raise ValueError(f"{name} expects lengths (B,) = ({ids.shape[0]},) in 1..{ids.shape[1]}; got shape "
-                         f"{tuple(lengths.shape)}, values {lengths.tolist()[:8]} (an empty source has length 0)")
-    return lengths
+                         f"{shape}, values {values} (an empty source has length 0)")
+    return lengths.to(ids.device)
 
 
 class Encoder(nn.Module):
@@ -78,7 +86,7 @@ class Encoder(nn.Module):
         self.backward_rnn = CELLS[cell](embed_size, hidden_size, batch_first=True) if bidirectional else None
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None):
-        lengths = _check_ids(ids, lengths, self.vocab_size, type(self).__name__)
+        lengths = _check_ids(ids, lengths, self.vocab_size, type(self).__name__, self.embedding.weight)
         x = self.embedding(ids)  # (B, S, E)
         outputs, _ = self.forward_rnn(x)  # (B, S, H); positions after a row's end are never read
         last = (lengths.to(ids.device) - 1).view(-1, 1, 1).expand(-1, 1, self.hidden_size)  # (B, 1, H)
@@ -160,7 +168,8 @@ class Seq2Seq(nn.Module):
         self.out = nn.Linear(hidden_size + context, tgt_vocab_size)
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor | None = None) -> Memory:
-        src_lengths = _check_ids(src, src_lengths, self.encoder.vocab_size, type(self).__name__)
+        src_lengths = _check_ids(src, src_lengths, self.encoder.vocab_size, type(self).__name__,
+                                 self.encoder.embedding.weight)
         outputs, summary = self.encoder(src, src_lengths)  # (B, S, De), (B, De)
         mask = padding_mask(src_lengths.to(src.device), src.shape[1])  # (B, S)
         projected = self.attention.project_keys(outputs) if self.attention is not None else None
@@ -168,6 +177,7 @@ class Seq2Seq(nn.Module):
 
     def step(self, memory: Memory, tokens: torch.Tensor, state: torch.Tensor):
         """One decoder step: tokens (B,), state (B, H) -> (logits (B, V), new state (B, H), weights (B, S) or None)."""
+        check_device(self.embedding.weight, type(self).__name__, tokens=tokens, state=state)
         x = self.embedding(tokens)  # (B, E)
         weights = None
         if self.attention is not None:  # the query is the previous state, as in Bahdanau et al.
@@ -182,6 +192,7 @@ class Seq2Seq(nn.Module):
         if not isinstance(tgt_in, torch.Tensor) or tgt_in.dim() != 2 or tgt_in.shape[0] != src.shape[0]:
             raise ValueError(f"tgt_in must be token ids ({src.shape[0]}, U), bos first, got "
                              f"{tuple(tgt_in.shape) if isinstance(tgt_in, torch.Tensor) else type(tgt_in).__name__}")
+        check_device(self.embedding.weight, type(self).__name__, tgt_in=tgt_in)
         memory = self.encode(src, src_lengths)
         forcing = self.teacher_forcing if self.training else 1.0
         if self.attention is None and forcing == 1.0:  # every input is known: one call for all steps
@@ -210,10 +221,17 @@ class Seq2Seq(nn.Module):
 
     @torch.no_grad()
     def greedy(self, src, src_lengths=None, max_len: int = 20):
-        """Batched greedy decoding: (tokens (B, <= max_len), attention (B, <= max_len, S) or None); after eos, pads."""
+        """Batched greedy decoding: (tokens (B, <= max_len), attention (B, <= max_len, S) or None); after eos, pads.
+
+        Runs where the model is (``src`` and ``src_lengths`` are moved there); the results come back on
+        ``src``'s device. Stops early once every row has produced eos."""
         if not isinstance(max_len, int) or max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
-        memory = self.encode(src, src_lengths)
+        if not isinstance(src, torch.Tensor):
+            raise ValueError(f"src must be a tensor of token ids (B, S), got {type(src).__name__}")
+        caller, device = src.device, model_device(self)
+        src = src.to(device)
+        memory = self.encode(src, None if src_lengths is None else src_lengths.to(device))
         B = src.shape[0]
         tokens = torch.full((B,), self.bos_id, dtype=torch.long, device=src.device)
         done = torch.zeros(B, dtype=torch.bool, device=src.device)
@@ -224,10 +242,10 @@ class Seq2Seq(nn.Module):
             out.append(tokens)
             weights.append(w)
             done |= tokens == self.eos_id
-            if bool(done.all()):
+            if bool(done.all()):  # one read per generated token: the price of stopping early
                 break
-        attention = torch.stack(weights, dim=1) if self.attention is not None else None
-        return torch.stack(out, dim=1), attention
+        attention = torch.stack(weights, dim=1).to(caller) if self.attention is not None else None
+        return torch.stack(out, dim=1).to(caller), attention
 
     def log_prob_fn(self, src_ids):
         """A ``log_prob_fn`` for :mod:`seqviz.decode` that translates one source sentence (a list or 1-D tensor of ids).

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..config import check_device, model_device, value_checks
 from .attention import padding_mask
 from .mha import LearnedPositionalEncoding, MultiHeadAttention, SinusoidalPositionalEncoding, causal_mask
 
@@ -61,6 +62,7 @@ class _Block(nn.Module):
     def _check(self, x, name):
         if x.dim() != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"{type(self).__name__} expects {name} (B, T, {self.d_model}), got {tuple(x.shape)}")
+        check_device(self.linear1.weight, type(self).__name__, **{name: x})
 
     def copy_from(self, torch_layer) -> "_Block":
         """Copy the weights of the matching ``torch.nn`` layer (batch_first, same sizes); returns self."""
@@ -165,14 +167,15 @@ class TransformerSeq2Seq(nn.Module):
                              f"{tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__}")
         if ids.shape[1] == 0 or ids.shape[1] > self.max_len:
             raise ValueError(f"{name} has {ids.shape[1]} positions; this model handles 1..{self.max_len} (max_len)")
-        if int(ids.min()) < 0 or int(ids.max()) >= vocab:
+        check_device(self.out.weight, type(self).__name__, **{name: ids})
+        if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab):
             raise ValueError(f"{name} ids must lie in 0..{vocab - 1}, got {int(ids.min())}..{int(ids.max())}")
 
     def encode(self, src, src_lengths=None, return_trace=False):
         """``(memory (B, S, d), src_mask (B, S))``, and the encoder's weights if ``return_trace``."""
         self._check_ids(src, self.src_vocab_size, "src")
         if src_lengths is None:
-            src_lengths = torch.full((src.shape[0],), src.shape[1], dtype=torch.long)
+            src_lengths = torch.full((src.shape[0],), src.shape[1], dtype=torch.long, device=src.device)
         src_mask = padding_mask(src_lengths.to(src.device), src.shape[1])  # (B, S)
         x = self.dropout(self.src_position(self.src_embedding(src) * math.sqrt(self.d_model)))  # (B, S, d)
         weights = []
@@ -209,10 +212,16 @@ class TransformerSeq2Seq(nn.Module):
 
         The cross-attention is the last decoder layer's, averaged over heads; after eos, pads.
         Each step re-reads the whole prefix: decoding stays sequential, one token at a time.
+        Runs where the model is (``src`` and ``src_lengths`` are moved there); the results come back on
+        ``src``'s device.
         """
         if not isinstance(max_len, int) or max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
-        memory, src_mask = self.encode(src, src_lengths)
+        if not isinstance(src, torch.Tensor):
+            raise ValueError(f"src must be a tensor of token ids (B, S), got {type(src).__name__}")
+        caller, device = src.device, model_device(self)
+        src = src.to(device)
+        memory, src_mask = self.encode(src, None if src_lengths is None else src_lengths.to(device))
         B = src.shape[0]
         prefix = torch.full((B, 1), self.bos_id, dtype=torch.long, device=src.device)  # (B, 1)
         done = torch.zeros(B, dtype=torch.bool, device=src.device)
@@ -223,9 +232,9 @@ class TransformerSeq2Seq(nn.Module):
             prefix = torch.cat([prefix, tokens[:, None]], dim=1)
             cross = cross_w[-1].mean(1)  # (B, t, S)
             done |= tokens == self.eos_id
-            if bool(done.all()):
+            if bool(done.all()):  # one read per generated token: the price of stopping early
                 break
-        return prefix[:, 1:], cross
+        return prefix[:, 1:].to(caller), cross.to(caller)
 
     def log_prob_fn(self, src_ids):
         """A ``log_prob_fn`` for :mod:`seqviz.decode` that translates one source sentence (list or 1-D tensor of ids)."""
