@@ -14,6 +14,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 .PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean
+.PHONY: lab live-check
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
@@ -25,6 +26,8 @@ help:
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
 	@echo "make gpu-check   run every model on the GPU, if there is one"
+	@echo "make lab         install JupyterLab into .venv and open the chapters in it"
+	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,3 +87,17 @@ gpu-check: $(STAMP)
 
 clean:
 	rm -rf _build student _vendor .pytest_cache
+
+# JupyterLab, an optional install (requirements-lab.txt) into the same .venv. As root, Jupyter
+# refuses to start without --allow-root; LAB_ARGS passes more options (e.g. LAB_ARGS=--no-browser).
+LAB_STAMP := $(VENV)/.lab-installed
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+$(LAB_STAMP): $(STAMP) requirements-lab.txt constraints.txt
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements-lab.txt
+	@touch $@
+
+lab: $(LAB_STAMP)
+	$(VENV)/bin/jupyter lab notebooks/ $(ALLOW_ROOT) $(LAB_ARGS)
+
+live-check: $(LAB_STAMP)
+	$(PY) scripts/live_check.py
