@@ -14,6 +14,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 .PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
+.PHONY: lab live-check
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
@@ -27,6 +28,8 @@ help:
 	@echo "make gpu-check   run every model on the GPU, if there is one"
 	@echo "make test-min    every notebook (quick mode) with the lowest versions requirements.txt allows"
 	@echo "make emulated-gpu  every notebook (quick mode) on an emulated CUDA device: catches device mix-ups"
+	@echo "make lab         install JupyterLab into .venv and open the chapters in it"
+	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -111,3 +114,17 @@ test-min: $(VENV_MIN)/.installed
 # a model that fit() moved to the "GPU" fails here as on Colab's GPU.
 emulated-gpu: $(STAMP)
 	$(RUN_ENV) $(PY) scripts/emulated_gpu_notebooks.py
+
+# JupyterLab, an optional install (requirements-lab.txt) into the same .venv. As root, Jupyter
+# refuses to start without --allow-root; LAB_ARGS passes more options (e.g. LAB_ARGS=--no-browser).
+LAB_STAMP := $(VENV)/.lab-installed
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+$(LAB_STAMP): $(STAMP) requirements-lab.txt constraints.txt
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements-lab.txt
+	@touch $@
+
+lab: $(LAB_STAMP)
+	$(VENV)/bin/jupyter lab notebooks/ $(ALLOW_ROOT) $(LAB_ARGS)
+
+live-check: $(LAB_STAMP)
+	$(PY) scripts/live_check.py

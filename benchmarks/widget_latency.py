@@ -135,20 +135,62 @@ def ch07_alignment():
 def ch08_heads():
     from seqviz.data import encode_source, translation_vocabs
     from seqviz.models import TransformerSeq2Seq
-    from seqviz.viz import head_view_figure, live
+    from seqviz.viz import head_view_widget
 
     src_vocab, tgt_vocab = translation_vocabs()
     model = TransformerSeq2Seq(len(src_vocab), len(tgt_vocab), 64, 4, 2, 1, 128, dropout=0.0, max_len=20).eval()
 
-    def render(sentence, layer, head):
+    def attend(sentence):
         ids = torch.tensor([encode_source(sentence, src_vocab)])
         with torch.no_grad():
             _, _, attention = model.encode(ids, return_trace=True)
-        return head_view_figure([a[0] for a in attention], sentence.split(), layer=layer, head=head)
+        return sentence.split(), [a[0] for a in attention]
 
-    view = live(render, sentence=widgets.Text(value="three one four one five nine"),
-                layer=widgets.IntSlider(value=0, min=0, max=1), head=widgets.IntSlider(value=0, min=0, max=4))
-    return view, "head", [0, 1]
+    view = head_view_widget(attend, num_layers=2, num_heads=4, sentence="three one four one five nine")
+    return view, "head", ["2", "mean"]
+
+
+def ch09_heads():
+    from seqviz.models import BertMini
+    from seqviz.viz import head_view_widget
+
+    words = sorted(set(WORDS))
+    model = BertMini(len(words) + 4, 64, 2, 4, 24).eval()  # chapter 9's tiny BERT: d 64, 2 layers, 4 heads
+
+    def attend(sentence_a, sentence_b):
+        tokens = ["[CLS]", *sentence_a.split(), "[SEP]", *sentence_b.split(), "[SEP]"]
+        ids = torch.tensor([[words.index(t) + 4 if t in words else 1 for t in tokens]])
+        segments = torch.tensor([[0] * (len(sentence_a.split()) + 2) + [1] * (len(sentence_b.split()) + 1)])
+        with torch.no_grad():
+            return tokens, model(ids, segments)["attentions"]
+
+    view = head_view_widget(attend, num_layers=2, num_heads=4, sentence_a="the keys near the old cabinet",
+                            sentence_b="are on the table")
+    return view, "layer", [2, 1]
+
+
+def _bars(classes):
+    from seqviz.models import RNN
+    from seqviz.viz import live, prediction_bars
+
+    rnn = RNN(16, len(classes))
+    table = {w: torch.randn(16) for w in WORDS}
+
+    def render(sentence):
+        with torch.no_grad():
+            out = rnn(torch.stack([table[w] for w in sentence.split()])[None])[0][0, -1]
+        return prediction_bars({"bag of words": out.flip(0).softmax(-1), "RNN": out.softmax(-1)}, classes,
+                               title=f"“{sentence}”")
+
+    return live(render, sentence=widgets.Text(value="the keys near the table"))
+
+
+def ch01_doer():
+    return _bars(["keys", "table", "cabinet"]), "sentence", ["the table near the keys", "the keys near the table"]
+
+
+def ch05_senses():
+    return _bars(["animal", "club", "river", "bank"]), "sentence", ["the old cabinet", "the keys are on the table"]
 
 
 def ch10_guide():
@@ -172,8 +214,9 @@ def ch10_guide():
     return view, "length", list(GUIDE_OPTIONS["length"][:2])
 
 
-CASES = {"ch02 sticky note": ch02_sticky_note, "ch03 gradient norms": ch03_gradients, "ch04 gates": ch04_gates,
-         "ch06 beam tree": ch06_beam, "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads,
+CASES = {"ch01 who did it": ch01_doer, "ch02 sticky note": ch02_sticky_note, "ch03 gradient norms": ch03_gradients,
+         "ch04 gates": ch04_gates, "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
+         "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads, "ch09 heads (tiny BERT)": ch09_heads,
          "ch10 decision guide": ch10_guide}
 
 

@@ -3,8 +3,8 @@
 Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
 - a console error or an uncaught page error;
 - a request to any host but the local server (the book must work offline);
-- a plotly figure that did not draw, a saved ipywidgets view that did not render, or an
-  attention head view (bertviz) that did not draw;
+- a plotly figure that did not draw, a saved ipywidgets view that did not render, or a
+  bertviz view (head view or model view) that drew no lines between its tokens;
 - a solution visible before its dropdown is opened;
 - a chapter (a page under notebooks/) without its Colab launch link;
 - a page whose own HTML exceeds 1.5 MB, or that takes more than 3 s to reach network idle.
@@ -52,7 +52,7 @@ INSPECT = """() => {
   return {
     plots: plots.length, drawn: plots.filter((p) => p.querySelector('.main-svg')).length,
     views: views.length, rendered: rendered.length,
-    heads: heads.length, headsDrawn: heads.filter((h) => h.querySelector('svg *')).length,
+    heads: heads.length, headsDrawn: heads.filter((h) => h.querySelectorAll('svg line').length > 0).length,
     solutions: solutions.length, leaks: leaks.length + gated.length,
     colab: document.querySelectorAll('a[href*="colab.research.google.com"]').length,
   };
@@ -84,6 +84,8 @@ def pages(html: Path, patterns: list[str]) -> list[Path]:
 
 
 def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple[dict, list[str]]:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     rel = path.relative_to(html).as_posix()
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors, external = [], []
@@ -102,6 +104,11 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
     load = time.perf_counter() - start
     page.wait_for_load_state("load")
     page.wait_for_timeout(300)  # let plotly and the widget manager finish drawing
+    try:  # bertviz draws once require.js has loaded d3 and jQuery: wait for its lines (or report them missing)
+        page.wait_for_function("() => [...document.querySelectorAll('[id^=\"bertviz\"]')]"
+                               ".every((h) => h.querySelector('svg line'))", timeout=10_000)
+    except PlaywrightTimeout:
+        pass
     found = page.evaluate(INSPECT)
     shot = shots / (rel.replace("/", "__").removesuffix(".html") + ".png")
     page.screenshot(path=str(shot), full_page=True)
@@ -113,7 +120,7 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
     if found["rendered"] < found["views"]:
         problems.append(f"{found['views'] - found['rendered']} of {found['views']} widget views did not render")
     if found["headsDrawn"] < found["heads"]:
-        problems.append(f"{found['heads'] - found['headsDrawn']} of {found['heads']} head views did not draw")
+        problems.append(f"{found['heads'] - found['headsDrawn']} of {found['heads']} bertviz views drew no lines")
     if found["leaks"]:
         problems.append(f"{found['leaks']} solution(s) visible before their dropdown is opened")
     if rel.startswith("notebooks/") and not found["colab"]:
@@ -145,8 +152,9 @@ def main(argv=None) -> int:
     base = f"http://127.0.0.1:{server.server_address[1]}"
     failures = 0
     print("| page | HTML kB | load s | console errors | third-party requests | plots drawn | widgets rendered "
-          "| solutions (shown early) | Colab link |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| bertviz drawn | solutions (shown early) | Colab link |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    heads = heads_drawn = 0
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
@@ -155,12 +163,15 @@ def main(argv=None) -> int:
                 failures += bool(problems)
                 print(f"| {row['page']} | {row['kb']:.0f} | {row['load_s']:.2f} | {row['errors']} | "
                       f"{row['third_party']} | {row['drawn']}/{row['plots']} | {row['rendered']}/{row['views']} | "
-                      f"{row['solutions']} ({row['leaks']}) | {'yes' if row['colab'] else 'no'} |")
+                      f"{row['headsDrawn']}/{row['heads']} | {row['solutions']} ({row['leaks']}) | "
+                      f"{'yes' if row['colab'] else 'no'} |")
+                heads, heads_drawn = heads + row["heads"], heads_drawn + row["headsDrawn"]
                 for problem in problems:
                     print(f"    FAIL {row['page']}: {problem}")
             browser.close()
     finally:
         server.shutdown()
+    print(f"bertviz views drawn (lines between tokens): {heads_drawn} of {heads}")
     print(f"screenshots in {shots}")
     print(f"browser check: {'FAILED on ' + str(failures) + ' page(s)' if failures else 'all pages passed'}")
     return 1 if failures else 0

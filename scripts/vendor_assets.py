@@ -3,7 +3,10 @@
 - ``plotly.min.js`` from the installed (pinned) Python ``plotly`` package;
 - ``book/_js/widgets-config.js`` (ours: points require.js at the vendored widget manager);
 - ``vendor/`` (committed; require.js, the ipywidgets HTML manager, MathJax, each with
-  its licence: see vendor/README.md).
+  its licence: see vendor/README.md);
+- ``bertviz/``: the scripts bertviz's views load (require.js 2.3.6, d3 5.7.0, jQuery 2.0.3, with
+  their licences), shipped as package data in ``seqviz/viz/bertviz_js/`` and used by
+  ``seqviz.viz.bertviz_bridge`` (in the book, its views point at ``_static/bertviz/``).
 
 ``_vendor/`` is listed in ``html_static_path``; it is generated, not committed, and not
 named ``_static`` because Jupyter Book injects every .js under ``_static`` into every page.
@@ -25,6 +28,7 @@ def main() -> None:
         shutil.rmtree(VENDOR)
     shutil.copytree(ROOT / "vendor", VENDOR, ignore=shutil.ignore_patterns("README.md"))
     shutil.copyfile(ROOT / "book" / "_js" / "widgets-config.js", VENDOR / "widgets-config.js")
+    shutil.copytree(ROOT / "seqviz" / "viz" / "bertviz_js", VENDOR / "bertviz", ignore=shutil.ignore_patterns("*.md"))
     shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", VENDOR / "plotly.min.js")
     (VENDOR / "plotly.LICENSE.txt").write_text(
         f"plotly.min.js: plotly.js as shipped by the Python package plotly {plotly.__version__}; MIT licence,\n"

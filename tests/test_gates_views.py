@@ -1,5 +1,6 @@
 """Chapter 4's gate views: the survival product, the plotly figures and the live widget."""
 
+import base64
 import math
 
 import numpy as np
@@ -7,6 +8,7 @@ import pytest
 import torch
 
 from seqviz.models import LSTM
+from seqviz.viz.gates_live import GatesCanvas
 from seqviz.viz import (accuracy_spread_figure, conveyor_belt_figure, forget_survival, gate_heatmaps_figure,
                         gate_slider_figure, gates_picture, gates_widget)
 
@@ -133,11 +135,14 @@ def test_live_widget_redraws_fast_and_reports_errors(capsys):
         return tokens, {k: v[: len(tokens)] for k, v in gates.items()}
 
     view = gates_widget(read, " ".join(TOKENS), units=[0, 1])
-    assert view.controls["start"].max == len(TOKENS) - 1
+    start = view.controls["start"]  # counts tokens from 1, as every slider in the book
+    assert (start.min, start.max, start.value) == (1, len(TOKENS), 2)
     times = []
-    for start in range(len(TOKENS)):
-        view.controls["start"].value = start
+    for number in range(len(TOKENS), 0, -1):
+        start.value = number
         times.append(view.last_update_ms)
+    first = GatesCanvas(TOKENS, gates, units=[0, 1]).show(0).data  # the belt from the first token
+    assert base64.b64decode(view.output.outputs[0]["data"]["image/png"]) == first  # is the slider's 1
     assert sorted(times)[len(times) // 2] < 300  # the budget is 100 ms; leave room for a busy CI machine
     capsys.readouterr()
     view.controls["sentence"].value = "the keys near teh cabinet"  # outside a kernel, Output prints

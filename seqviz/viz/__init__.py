@@ -7,13 +7,16 @@
 - :mod:`.sticky_note`: chapter 2's views of a hidden state rewritten token by token;
 - :mod:`.beam_tree`: chapter 6's beam search drawn as a tree;
 - :mod:`.gates`, :mod:`.gates_live`: chapter 4's gates over a sentence and the conveyor belt;
-- :mod:`.heads`: chapter 8's head view, bertviz bridge, positional encodings and cost plots.
+- :mod:`.heads`, :mod:`.heads_live`: chapter 8's head view (figure and live widget), positional encodings and
+  cost plots;
+- :mod:`.bertviz_bridge`: bertviz's head and model views with every script served locally (chapters 8, 9).
 
 Under ``SEQVIZ_BOOK=1`` (set by ``make book``) plotly figures render as HTML that
 expects one site-wide copy of plotly.js, which the book serves itself.
 """
 
 from .beam_tree import beam_tree, beam_tree_figure, beam_tree_slider
+from .bertviz_bridge import bertviz_head_view, bertviz_model_view
 from .gates import (
     accuracy_spread_figure,
     conveyor_belt_figure,
@@ -24,6 +27,7 @@ from .gates import (
 from .gates_live import gates_picture, gates_widget, lstm_cell_diagram
 from .heads import (cost_figure, head_view_figure, position_similarity_figure, positional_encoding_figure,
                     to_bertviz)
+from .heads_live import head_view_widget
 from .interactive import (
     accuracy_vs_distance_figure,
     decay_figure,
@@ -51,6 +55,7 @@ __all__ = [
     "gate_slider_figure", "gates_picture", "gates_widget", "lstm_cell_diagram",
     # chapter 6
     "beam_tree", "beam_tree_figure", "beam_tree_slider",
-    # chapter 8
-    "cost_figure", "head_view_figure", "position_similarity_figure", "positional_encoding_figure", "to_bertviz",
+    # chapters 8 and 9
+    "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure", "head_view_widget",
+    "position_similarity_figure", "positional_encoding_figure", "to_bertviz",
 ]

@@ -137,7 +137,8 @@ def gates_widget(read_fn: Callable, sentence: str = "", *, units=None, unit_labe
 
     ``read_fn(sentence)`` returns ``(tokens, gates)`` with gates ``{name: (T, H)}`` (a
     ``ValueError`` from it, an unknown word say, is shown as a message). ``units`` (and
-    ``unit_labels``) pick the units drawn in the belt panel; a slider picks the start token.
+    ``unit_labels``) pick the units drawn in the belt panel; a slider picks the start token,
+    counting tokens from 1 as every slider in the book does (``view.controls["start"]``).
     Returns the ``LiveView`` (``view.update()``, ``view.last_update_ms``, ``view.controls``).
     """
     from .widgets import sentence_view
@@ -149,11 +150,21 @@ def gates_widget(read_fn: Callable, sentence: str = "", *, units=None, unit_labe
         result = read_fn(text)
         if not isinstance(result, tuple) or len(result) != 2:
             raise ValueError("read_fn must return (tokens, gates)")
-        return GatesCanvas(*result, units=units, unit_labels=unit_labels)
+        return _CountedFromOne(GatesCanvas(*result, units=units, unit_labels=unit_labels))
 
-    # the belt starts at the subject (token 1 in the agreement sentences) by default
-    return sentence_view(read, sentence, slider="start", description="belt from", title=title,
-                         span=lambda n: (0, n - 1, min(1, n - 1)), continuous_update=False)
+    # the belt starts at the subject (token 2 in the agreement sentences) by default
+    return sentence_view(read, sentence, slider="start", description="from token", title=title,
+                         span=lambda n: (1, n, min(2, n)), continuous_update=False)
+
+
+class _CountedFromOne:
+    """A canvas whose ``show(k)`` takes the token's number from 1 (the slider's), not its index."""
+
+    def __init__(self, canvas: GatesCanvas):
+        self.canvas, self.tokens = canvas, canvas.tokens
+
+    def show(self, number: int):
+        return self.canvas.show(number - 1)
 
 
 # -- one picture of the cell ----------------------------------------------------------------------------

@@ -3,9 +3,10 @@
 - :func:`head_view_figure`: a plotly head view with a layer slider and a head slider (and
   an "average" head), token labels on both axes. The two sliders compose without a kernel:
   the head slider chooses which trace is visible, the layer slider rewrites every trace's
-  data (a plotly ``restyle``), so any layer and head can be reached in any order;
+  data (a plotly ``restyle``), so any layer and head can be reached in any order (its live
+  counterpart, :func:`seqviz.viz.heads_live.head_view_widget`, numbers them the same way);
 - :func:`to_bertviz`: our tensors in the shape ``bertviz.head_view`` / ``model_view`` take
-  (a list over layers of (1, heads, T, T)); bertviz itself needs a live kernel and CDN access;
+  (a list over layers of (1, heads, T, T)); :mod:`.bertviz_bridge` draws them with no network;
 - :func:`positional_encoding_figure` and :func:`position_similarity_figure`: the sinusoid
   table and how alike the codes of two positions are;
 - :func:`cost_figure`: measured times on log-log axes with fitted power laws and their crossover.
@@ -57,6 +58,8 @@ def head_view_figure(attentions, tokens: Sequence[str], query_tokens: Sequence[s
     ``MultiHeadAttention`` and the Transformer layers return, batch index taken). Rows are
     queries (``query_tokens``, default ``tokens``), columns keys (``tokens``): row i shows
     where position i looks. ``average`` adds a head "mean" that averages the heads.
+    ``layer`` and ``head`` are Python indices of the first picture (head index ``heads`` is
+    the mean); the sliders label layers and heads from 1.
     """
     layers = _layers(attentions)
     H, Tq, Tk = layers[0].shape

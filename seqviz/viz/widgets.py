@@ -25,7 +25,11 @@ class LiveView(widgets.VBox):
 
     ``render`` returns a matplotlib or plotly figure (or anything displayable). A
     ``ValueError`` from it (a typo in a sentence, say) is shown as a message instead of
-    a traceback. ``last_update_ms`` holds the duration of the latest redraw.
+    a traceback; any other exception too, as a one-line message that names its type (a
+    bug to report, not the reader's mistake). ``last_update_ms`` holds the duration of
+    the latest redraw. The view's element carries the CSS class ``seqviz-live``, its
+    messages ``seqviz-live-message`` (a ValueError) or ``seqviz-live-error`` (anything
+    else), so a browser test can find them.
     """
 
     def __init__(self, render: Callable, controls: dict[str, widgets.Widget], title: str = ""):
@@ -37,6 +41,7 @@ class LiveView(widgets.VBox):
         self._still: str | None = None  # HTML of the latest picture, shown instead of the widget in the book
         header = [widgets.HTML(f"<b>{title}</b>")] if title else []
         super().__init__([*header, widgets.HBox(list(self.controls.values())), self.output])
+        self.add_class("seqviz-live")
         for control in self.controls.values():
             control.observe(self.update, names="value")
         self.update()
@@ -53,8 +58,9 @@ class LiveView(widgets.VBox):
         try:
             figure = self.render(**self.values())
         except ValueError as error:
-            data = {"text/html": f"<span style='color:#b00'>⚠ {html.escape(str(error))}</span>",
-                    "text/plain": f"⚠ {error}"}
+            data = _message(str(error), "seqviz-live-message")
+        except Exception as error:  # noqa: BLE001 - a reader never sees a traceback in a live view
+            data = _message(f"this input broke the view ({type(error).__name__}: {error})", "seqviz-live-error")
         else:
             data = _mimebundle(figure)
             if config.BOOK:
@@ -75,11 +81,17 @@ class LiveView(widgets.VBox):
         return super()._repr_mimebundle_(**kwargs)
 
 
+def _message(text: str, kind: str) -> dict:
+    return {"text/html": f"<span class='{kind}' style='color:#b00'>⚠ {html.escape(text)}</span>",
+            "text/plain": f"⚠ {text}"}
+
+
 def _png(figure) -> str:
     from io import BytesIO
 
     buffer = BytesIO()
-    figure.savefig(buffer, format="png", dpi=80)  # no bbox_inches="tight": it draws the figure twice
+    # no bbox_inches="tight": it draws the figure twice; zlib level 1: a small image, encoded fast
+    figure.savefig(buffer, format="png", dpi=80, pil_kwargs={"compress_level": 1})
     return base64.b64encode(buffer.getvalue()).decode()
 
 
