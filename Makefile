@@ -21,7 +21,7 @@ help:
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student     write the student edition to student/notebooks/"
-	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02]  grade submitted notebooks (nbgrader): grades/"
+	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [JOBS=2]  grade submitted notebooks (nbgrader): grades/"
 	@echo "make strip       remove outputs from notebooks before committing"
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
@@ -91,4 +91,4 @@ clean:
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02]"; exit 2; }
 	@test -f course/gradebook.db || $(PY) scripts/make_student.py
-	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -326,7 +327,7 @@ def score_cells(graded: dict, assignment: Assignment) -> tuple[dict, dict]:
             if 0 <= value <= exercise.points:
                 scores[exercise.key] = value
                 lines = [ln.strip() for ln in stdout.splitlines()[1:]]
-                notes[exercise.key] = " | ".join(lines)[:300]
+                notes[exercise.key] = " ".join(lines).replace(" hidden tests", " | hidden tests")[:300]
             else:
                 notes[exercise.key] = "the grading cell showed no valid score"
     return scores, notes
@@ -360,7 +361,9 @@ def feedback_page(tmp: Path, assignment: Assignment, student: str, scores: dict)
             grade.auto_score, grade.manual_score, grade.extra_credit = scores.get(key, 0.0), None, None
             grade.needs_manual_grade = False
         gradebook.db.commit()
-    result = nbgrader_api(course).generate_feedback(assignment.id, student)
+    with warnings.catch_warnings():  # nbconvert warns about every output without an HTML form (plotly JSON)
+        warnings.simplefilter("ignore", UserWarning)
+        result = nbgrader_api(course).generate_feedback(assignment.id, student)
     page = course / "feedback" / student / assignment.id / assignment.notebook.replace(".ipynb", ".html")
     if not result["success"] or not page.exists():
         raise RuntimeError(result.get("error") or "no feedback page")

@@ -39,7 +39,7 @@ CHECK_CALL = re.compile(r"""check\(\s*["'](?P<key>ch\d+[.\-]ex\d+[a-z]?)["']\s*,
 ASSIGNED = re.compile(r"^(?P<name>answer|follow_up)\s*=", re.MULTILINE)
 COURSE_ID = "seqviz"
 CODE_STUB = "# your code here"
-GRADE_HEADER = "# Grading cell for {key} ({points} points): hidden tests run here when the notebook is graded."
+GRADE_HEADER = "# Grading cell for {key} ({points} pt): hidden tests run here when the notebook is graded."
 # What a grading cell runs, in the student's kernel after their code: a fresh import of the grader, so that a
 # submission which rebinds check(), seqviz.exercises.* or the grading helpers changes nothing here.
 GRADE_CODE = """import sys as _sys

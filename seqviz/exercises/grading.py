@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import secrets
+import textwrap
 import warnings
 from collections import Counter
 from collections.abc import Callable
@@ -68,9 +69,9 @@ def grade_cell(key: str, answer) -> float:
     with warnings.catch_warnings(), contextlib.redirect_stderr(captured), contextlib.redirect_stdout(captured):
         warnings.simplefilter("ignore")
         earned, lines = grade(key, answer)
-    print(f"{key}: {earned:g} / {points(key)} points")
-    for line in lines:
-        print("  " + line)
+    print(f"{key}: {earned:g} / {points(key)} point{'s' if points(key) > 1 else ''}")
+    for line in lines:  # wrapped: a feedback page does not wrap long output lines
+        print(textwrap.fill(line, width=100, initial_indent="  ", subsequent_indent="    "))
     return earned
 
 
