@@ -22,6 +22,7 @@ help:
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student     write the student edition to student/notebooks/"
+	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [JOBS=2]  grade submitted notebooks (nbgrader): grades/"
 	@echo "make strip       remove outputs from notebooks before committing"
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
@@ -128,3 +129,10 @@ lab: $(LAB_STAMP)
 
 live-check: $(LAB_STAMP)
 	$(PY) scripts/live_check.py
+
+# Grade a folder of submitted notebooks with nbgrader (release first: make student). See book/instructors.md.
+.PHONY: grade
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02]"; exit 2; }
+	@test -f course/gradebook.db || $(PY) scripts/make_student.py
+	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))

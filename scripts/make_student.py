@@ -1,19 +1,32 @@
-"""Write the student edition: ``student/notebooks/`` with every solution removed.
+"""Release the exercises with nbgrader: the student edition and the instructor's course folder.
 
-- a code cell tagged ``solution`` becomes a stub that raises ``NotImplementedError``
-  with the exercise label and the hint (a first line ``# Hint: ...`` in the solution);
-- ``{solution}`` directives, and the gated ``{solution-start}`` / ``{solution-end}``
-  pairs, are removed from markdown cells (a cell left empty is dropped);
-- outputs and execution counts are cleared.
+One source: the chapter notebooks in ``notebooks/``. For each chapter this script
 
-Usage: ``python scripts/make_student.py [--out student]`` (``make student``).
+1. writes nbgrader's *source* notebook, ``course/source/chNN/<name>.ipynb``: every code cell
+   tagged ``solution`` becomes an nbgrader solution cell (``answer = None`` stubs, the solution
+   between ``### BEGIN SOLUTION`` and ``### END SOLUTION``), the ``{solution}`` directives leave
+   the text, and after every ``check(...)`` cell comes a locked nbgrader *grade* cell whose
+   hidden tests (``### BEGIN HIDDEN TESTS``) call :func:`seqviz.exercises.grading.grade_cell`;
+2. runs ``nbgrader generate_assignment chNN`` (solutions and hidden tests removed, checksums and
+   points recorded in ``course/gradebook.db``);
+3. copies the released notebooks to ``student/notebooks/``: the student edition.
+
+A student edition run top to bottom prints "No answer yet ..." at every exercise and no
+traceback: each stub leaves ``answer`` (and ``follow_up``) defined as ``None``.
+
+Usage: ``python scripts/make_student.py [--out student] [--course course] [notebooks ...]``
+(``make student``). ``scripts/grade.py`` grades submissions against ``course/``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import re
+import shutil
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,26 +34,78 @@ FENCE = r"(?P<fence>`{3,}|~{3,}|:{3,})"
 SOLUTION_BLOCK = re.compile(FENCE + r"\{solution\}[^\n]*\n.*?^(?P=fence)[ \t]*$\n?", re.DOTALL | re.MULTILINE)
 GATE = re.compile(FENCE + r"\{solution-(?P<kind>start|end)\}[ \t]*(?P<label>[^\n]*)\n.*?^(?P=fence)[ \t]*$\n?",
                   re.DOTALL | re.MULTILINE)
-HINT = re.compile(r"^\s*#\s*Hint:\s*(?P<hint>.+)$", re.MULTILINE | re.IGNORECASE)
+HINT = re.compile(r"^\s*#\s*Hint:\s*(?P<hint>.+)$", re.IGNORECASE)
+CHECK_CALL = re.compile(r"""check\(\s*["'](?P<key>ch\d+[.\-]ex\d+[a-z]?)["']\s*,\s*(?P<name>[A-Za-z_]\w*)\s*\)""")
+ASSIGNED = re.compile(r"^(?P<name>answer|follow_up)\s*=", re.MULTILINE)
+COURSE_ID = "seqviz"
+CODE_STUB = "# your code here"
+GRADE_HEADER = "# Grading cell for {key} ({points} pt): hidden tests run here when the notebook is graded."
+# What a grading cell runs, in the student's kernel after their code: a fresh import of the grader, so that a
+# submission which rebinds check(), seqviz.exercises.* or the grading helpers changes nothing here.
+GRADE_CODE = """import sys as _sys
+for _module in [_m for _m in list(_sys.modules) if _m == "seqviz" or _m.startswith("seqviz.")]:
+    del _sys.modules[_module]
+from seqviz.exercises.grading import grade_cell as _grade_cell
+_grade_cell("{key}", globals().get("{name}"))"""
 
 
 def source(cell) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
-def stub(label: str, solution: str) -> str:
-    hint = HINT.search(solution)
-    hint_text = hint["hint"].strip() if hint else "see the exercise text above."
-    name = label or "this exercise"
-    lines = [f"# Exercise {name}: your code here.", f"# Hint: {hint_text}",
-             f"raise NotImplementedError({f'{name}: write your solution here. Hint: {hint_text}'!r})"]
-    return "\n".join(lines)
+def assignment_id(path: Path) -> str:
+    """'ch02' for notebooks/02_sticky_note.ipynb."""
+    match = re.match(r"(\d+)_", path.name)
+    if not match:
+        raise ValueError(f"a chapter notebook is named NN_title.ipynb, got {path.name}")
+    return f"ch{int(match[1]):02d}"
 
 
-def studentise(notebook: dict) -> dict:
-    """Return a copy of ``notebook`` without solutions (the input is not changed)."""
+def nbgrader_meta(grade_id: str, *, solution: bool, grade: bool, points: int = 0) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": not solution, "schema_version": 3,
+            "solution": solution, "task": False}
+    if grade:
+        meta["points"] = points
+    return meta
+
+
+def solution_cell(text: str, label: str, names: list[str], index: int) -> tuple[str, dict]:
+    """The nbgrader source of one solution cell: header, hint, ``name = None`` stubs, the fenced solution."""
+    lines = text.splitlines()
+    hints = []
+    while lines and HINT.match(lines[0]):
+        hints.append(lines.pop(0))
+    names = names or ["answer"]
+    header = [f"# Exercise {label or 'of this chapter'}: write your code below, then set "
+              + " and ".join(f"`{n}`" for n in names) + "."]
+    stubs = [f"{name} = None" for name in names]
+    body = "\n".join(header + hints + stubs + ["### BEGIN SOLUTION", *lines, "### END SOLUTION"])
+    grade_id = f"{label or 'exercise'}-answer" + (f"-{index + 1}" if index else "")
+    return body, nbgrader_meta(grade_id, solution=True, grade=False)
+
+
+def grade_cells(check_text: str) -> list[dict]:
+    """One locked grade cell with hidden tests per ``check(...)`` call in a check cell."""
+    from seqviz.exercises import normalise_id
+    from seqviz.exercises.grading import points
+
+    cells = []
+    for call in CHECK_CALL.finditer(check_text):
+        key = normalise_id(call["key"])
+        text = "\n".join([GRADE_HEADER.format(key=key, points=points(key)), "### BEGIN HIDDEN TESTS",
+                          GRADE_CODE.format(key=key, name=call["name"]), "### END HIDDEN TESTS"])
+        grade_id = key.replace(".", "-") + "-tests"  # nbgrader ids: letters, digits, - and _
+        cells.append({"cell_type": "code", "execution_count": None, "id": grade_id, "outputs": [], "source": text,
+                      "metadata": {"tags": ["grading"],
+                                   "nbgrader": nbgrader_meta(grade_id, solution=False, grade=True,
+                                                             points=points(key))}})
+    return cells
+
+
+def nbgrader_source(notebook: dict) -> dict:
+    """nbgrader's source notebook made from a chapter notebook (the input is not changed)."""
     notebook = json.loads(json.dumps(notebook))
-    cells, label = [], ""
+    cells, label, per_label = [], "", {}
     for cell in notebook["cells"]:
         text = source(cell)
         if cell["cell_type"] == "markdown":
@@ -52,30 +117,80 @@ def studentise(notebook: dict) -> dict:
                 continue
             cell["source"] = text
         elif cell["cell_type"] == "code":
-            if "solution" in cell.get("metadata", {}).get("tags", []):
-                cell["source"] = stub(label, text)
-                cell["metadata"]["tags"] = [t for t in cell["metadata"]["tags"] if t != "solution"] + ["exercise"]
             cell["outputs"], cell["execution_count"] = [], None
+            tags = cell.get("metadata", {}).get("tags", [])
+            if "solution" in tags:
+                names = list(dict.fromkeys(m["name"] for m in ASSIGNED.finditer(text)))
+                index = per_label.get(label, 0)
+                per_label[label] = index + 1
+                cell["source"], meta = solution_cell(text, label, names, index)
+                cell["metadata"]["nbgrader"] = meta
+                cell["metadata"]["tags"] = [t for t in tags if t != "solution"] + ["exercise"]
+            elif CHECK_CALL.search(text):
+                cells.append(cell)
+                cells.extend(grade_cells(text))
+                continue
         cells.append(cell)
     notebook["cells"] = cells
     return notebook
 
 
+def nbgrader_api(course: Path):
+    """nbgrader's Python API on the course folder ``course`` (quiet, offline)."""
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    # nbgrader runs the `alembic` command (installed beside this Python) when it creates a gradebook
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    config = Config()
+    config.CourseDirectory.root = str(course)
+    config.CourseDirectory.course_id = COURSE_ID
+    config.ClearSolutions.code_stub = {"python": CODE_STUB}
+    config.Exchange.root = str(course / "exchange")
+    logging.getLogger("traitlets").setLevel(logging.ERROR)
+    return NbGraderAPI(config=config)
+
+
+def release(paths: list[Path], out: Path, course: Path) -> dict[str, Path]:
+    """Write the course folder and the student edition; return {assignment id: released notebook}."""
+    course.mkdir(parents=True, exist_ok=True)
+    api = nbgrader_api(course)
+    released = {}
+    (out / "notebooks").mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        assignment = assignment_id(path)
+        src = course / "source" / assignment
+        shutil.rmtree(src, ignore_errors=True)
+        src.mkdir(parents=True)
+        (src / path.name).write_text(json.dumps(nbgrader_source(json.loads(path.read_text())), indent=1,
+                                                ensure_ascii=False) + "\n")
+        result = api.generate_assignment(assignment, force=True, create=True)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{result['log']}\n{result['error']}")
+        student = course / "release" / assignment / path.name
+        shutil.copy(student, out / "notebooks" / path.name)
+        released[assignment] = out / "notebooks" / path.name
+    return released
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=str(ROOT / "student"), help="output folder (default: student/)")
-    parser.add_argument("notebooks", nargs="*", help="notebooks (default: notebooks/*.ipynb)")
+    parser.add_argument("--out", default=str(ROOT / "student"), help="student edition folder (default: student/)")
+    parser.add_argument("--course", default=str(ROOT / "course"), help="nbgrader course folder (default: course/)")
+    parser.add_argument("notebooks", nargs="*", help="chapter notebooks (default: notebooks/*.ipynb)")
     args = parser.parse_args(argv)
     paths = [Path(p) for p in args.notebooks] or sorted((ROOT / "notebooks").glob("*.ipynb"))
-    out = Path(args.out) / "notebooks"
-    out.mkdir(parents=True, exist_ok=True)
-    for path in paths:
-        notebook = studentise(json.loads(path.read_text()))
-        stubs = sum("exercise" in c.get("metadata", {}).get("tags", []) for c in notebook["cells"])
-        (out / path.name).write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
-        print(f"{out / path.name}: {stubs} exercise stub(s)")
+    released = release(paths, Path(args.out), Path(args.course))
+    for assignment, path in released.items():
+        cells = json.loads(path.read_text())["cells"]
+        stubs = sum("exercise" in c["metadata"].get("tags", []) for c in cells)
+        graded = sum(c["metadata"].get("nbgrader", {}).get("points", 0) for c in cells)
+        print(f"{path}: {assignment}, {stubs} exercise stub(s), {graded} points in hidden tests")
+    print(f"nbgrader course (source, release, gradebook.db): {args.course}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from .registry import as_number, exercise
+from .registry import as_bool, as_number, exercise
 
 # -- ex1: orderings -------------------------------------------------------------------------
 
@@ -53,6 +53,9 @@ _BAG_CASES = [
     ("dog bites man", "dog bites man man", False),
     ("the dog bites the man", "the dog bites the man the", False),
     ("bites", "bites", True),
+    ("dog bites man", "god bites man", False),  # the same letters, other words
+    ("the cat sat", "act the sat", False),
+    ("a b", "ab", False),  # the same characters without the space: one word, not two
 ]
 
 
@@ -64,20 +67,21 @@ def _same_bag_reference(a: str, b: str) -> bool:
           reference=lambda: _same_bag_reference,
           wrong=[lambda: (lambda a, b: set(a.split()) == set(b.split())),
                  lambda: (lambda a, b: a == b),
-                 lambda: (lambda a, b: len(a.split()) == len(b.split()))])
+                 lambda: (lambda a, b: len(a.split()) == len(b.split())),
+                 lambda: (lambda a, b: sorted(a) == sorted(b))])
 def _check_same_bag(answer):
     if not callable(answer):
         return False, f"answer should be a function same_bag(a, b), got {type(answer).__name__}."
     for a, b, expected in _BAG_CASES:
-        got = answer(a, b)
-        if not isinstance(got, bool):
-            return False, f"same_bag({a!r}, {b!r}) returned {got!r}; it should return True or False."
+        got = as_bool(answer(a, b), f"same_bag({a!r}, {b!r}) to return True or False")
         if got != expected:
             why = {
                 ("the the dog", "the dog dog"): " Both use the words {the, dog}, but how often each appears "
                                                 "differs, and a bag of words counts.",
                 ("dog bites man", "dog bites man man"): " A repeated word changes the counts (and the average "
                                                         "embedding).",
+                ("dog bites man", "god bites man"): " The same letters make other words: count words "
+                                                    "(a.split()), not characters.",
             }.get((a, b), "")
             return False, f"same_bag({a!r}, {b!r}) returned {got}, expected {expected}.{why}"
     return True, (f"All {len(_BAG_CASES)} cases agree. collections.Counter is a bag of words: two sentences "

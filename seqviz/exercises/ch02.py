@@ -2,6 +2,7 @@
 
 - ch02.ex1: one RNN step, ``rnn_step(x, h, W_ih, W_hh, b_ih, b_hh)``, equal to ``torch.nn.RNNCell``;
 - ch02.ex2: the number of parameters of ``torch.nn.RNN(input_size, hidden_size)``, as a function;
+  ch02.ex2b, its follow-up: how many parameters reading sequences twice as long adds;
 - ch02.ex3: the last state of a tiny linear RNN, by hand: how much of the first input survives;
 - ch02.ex4: backpropagation through time by hand: dL/dw of a scalar linear RNN as a sum over steps.
 """
@@ -86,6 +87,17 @@ def check_count(answer):
                            f"but torch.nn.RNN has {expected}.{hint}")
     return True, ("your formula matches torch.nn.RNN for four sizes. Notice what is missing from it: the "
                   "length of the sequence.")
+
+
+@exercise("ch02.ex2b", "Counting the note's parameters: longer sequences", reference=lambda: 0,
+          wrong=[lambda: 16, lambda: 1, lambda: 2.0])
+def check_count_follow_up(answer):
+    got = as_number(answer, "a number of parameters (how many are added)")
+    if got == 0:
+        return True, ("none: W_ih, W_hh and the biases are used again at every step, so a network reading 10 or "
+                      "1,000 tokens has exactly the same parameters.")
+    return False, (f"{got:g} parameters would be added? Look at your formula: which of its terms mentions the "
+                   "length of the sequence?")
 
 
 # -- ex3: a linear RNN by hand ------------------------------------------------------------------

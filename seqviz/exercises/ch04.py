@@ -1,7 +1,7 @@
 """Exercises of chapter 04, gates: LSTM and GRU (registered on import).
 
 - ch04.ex1: one GRU step, in PyTorch's convention, equal to ``torch.nn.GRUCell``;
-- ch04.ex2: the parameter count of a one-layer RNN, LSTM or GRU;
+- ch04.ex2: the parameter count of a one-layer RNN, LSTM or GRU; ch04.ex2b: the GRU's share of an LSTM's count;
 - ch04.ex3: biases that make an LSTM cell keep whatever is on its belt for 100 steps.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .registry import compare_tensors, exercise
+from .registry import as_number, compare_tensors, exercise
 
 # -- ex1: one GRU step ------------------------------------------------------------------------------
 
@@ -25,7 +25,10 @@ def _gru_step_reference(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
 
 
 def _gru_step_mirror(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
-    """Cho et al.'s form with PyTorch's z: the update gate pointing the other way."""
+    """The mirror form h = (1 - z) h_{t-1} + z h~ of Chung et al. (2014), used with PyTorch's z.
+
+    Cho et al. (2014) and PyTorch write h = z h_{t-1} + (1 - z) h~: z near 1 keeps the old state.
+    """
     xr, xz, xn = (x @ weight_ih.T + bias_ih).chunk(3, dim=-1)
     hr, hz, hn = (h @ weight_hh.T + bias_hh).chunk(3, dim=-1)
     r, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
@@ -53,35 +56,48 @@ def _gru_step_swapped_rows(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
     return (1 - z) * n + z * h
 
 
+def _gru_step_sized_for_one_case(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
+    """Splits the gate rows in blocks of 4: right only when the hidden size happens to be 4."""
+    xr, xz, xn = (x @ weight_ih.T + bias_ih).split(4, dim=-1)[:3]
+    hr, hz, hn = (h @ weight_hh.T + bias_hh).split(4, dim=-1)[:3]
+    r, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
+    return (1 - z) * torch.tanh(xn + r * hn) + z * h
+
+
 @exercise("ch04.ex1", "One GRU step", reference=lambda: _gru_step_reference,
-          wrong=[lambda: _gru_step_mirror, lambda: _gru_step_reset_before_bias, lambda: _gru_step_swapped_rows])
+          wrong=[lambda: _gru_step_mirror, lambda: _gru_step_reset_before_bias, lambda: _gru_step_swapped_rows,
+                 lambda: _gru_step_sized_for_one_case])
 def check_gru_step(answer):
     if not callable(answer):
         return False, "answer should be your function gru_step(x, h, weight_ih, weight_hh, bias_ih, bias_hh)."
     generator = torch.Generator().manual_seed(4)
-    cell = nn.GRUCell(3, 4)
-    with torch.no_grad():
-        for p in cell.parameters():
-            p.copy_(torch.randn(p.shape, generator=generator))  # large weights: gates far from 0.5
-    x = torch.randn(5, 3, generator=generator)  # (B, I)
-    h = torch.randn(5, 4, generator=generator)  # (B, H)
-    with torch.no_grad():
-        expected = cell(x, h)
-        got = answer(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
-    ok, message = compare_tensors(got, expected, "your h_t")
-    if ok:
-        return True, message + " It is torch.nn.GRUCell's step: z near 1 keeps h_{t-1}."
-    if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+    for batch, input_size, hidden_size in ((5, 3, 4), (1, 6, 2), (8, 2, 7)):  # one sequence, and H != D
+        cell = nn.GRUCell(input_size, hidden_size)
         with torch.no_grad():
-            if torch.allclose(got, _gru_step_mirror(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih,
-                                                    cell.bias_hh), atol=1e-5):
-                return False, ("That is the mirror form h = (1 - z) h_{t-1} + z n (Cho et al., seed 002). PyTorch's z "
-                               "points the other way: h_t = (1 - z) * n + z * h_{t-1}.")
-            if torch.allclose(got, _gru_step_reset_before_bias(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih,
-                                                               cell.bias_hh), atol=1e-5):
-                return False, ("Almost: in PyTorch the reset gate multiplies (W_hn h + b_hn), the bias included, "
-                               "so b_hh cannot be added outside it.")
-    return False, message + " Check the row order of the weights (r, z, n) and where the reset gate goes."
+            for p in cell.parameters():
+                p.copy_(torch.randn(p.shape, generator=generator))  # large weights: gates far from 0.5
+        x = torch.randn(batch, input_size, generator=generator)  # (B, I)
+        h = torch.randn(batch, hidden_size, generator=generator)  # (B, H)
+        weights = (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+        with torch.no_grad():
+            expected = cell(x, h)
+            got = answer(x, h, *weights)
+        ok, message = compare_tensors(got, expected, f"your h_t (batch {batch}, input {input_size}, hidden "
+                                                     f"{hidden_size})")
+        if ok:
+            continue
+        if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+            with torch.no_grad():
+                if torch.allclose(got, _gru_step_mirror(x, h, *weights), atol=1e-5):
+                    return False, ("That is the mirror form h = (1 - z) h_{t-1} + z n (the form of Chung et al. "
+                                   "2014, and of seed 002's formula). Cho et al. (2014) and PyTorch write "
+                                   "h_t = (1 - z) * n + z * h_{t-1}: z near 1 keeps the old state.")
+                if torch.allclose(got, _gru_step_reset_before_bias(x, h, *weights), atol=1e-5):
+                    return False, ("Almost: in PyTorch the reset gate multiplies (W_hn h + b_hn), the bias "
+                                   "included, so b_hh cannot be added outside it.")
+        return False, message + " Check the row order of the weights (r, z, n) and where the reset gate goes."
+    return True, ("your step equals torch.nn.GRUCell on three batches and sizes: z near 1 keeps h_{t-1}, as in "
+                  "Cho et al. (2014).")
 
 
 # -- ex2: counting parameters -------------------------------------------------------------------------
@@ -115,19 +131,32 @@ def check_count(answer):
     for kind, cls in builtins.items():
         for input_size, hidden_size in ((3, 5), (32, 64), (100, 7)):
             expected = sum(p.numel() for p in cls(input_size, hidden_size).parameters())
-            got = answer(kind, input_size, hidden_size)
-            if isinstance(got, torch.Tensor) and got.numel() == 1:
-                got = got.item()
+            got = as_number(answer(kind, input_size, hidden_size), "an int (the number of parameters)")
             if got != expected:
                 hint = ""
                 if got == _count_one_bias(kind, input_size, hidden_size):
                     hint = " PyTorch keeps two bias vectors per gate, b_ih and b_hh."
                 elif kind == "gru":
                     hint = " A GRU has three blocks of rows (reset, update, candidate), not four."
-                return False, (f"n_params({kind!r}, {input_size}, {hidden_size}) gave {got!r}, but torch.nn."
+                return False, (f"n_params({kind!r}, {input_size}, {hidden_size}) gave {got:g}, but torch.nn."
                                f"{cls.__name__} has {expected:,} parameters.{hint}")
     return True, ("Right for RNN, GRU and LSTM at every size tried: gates x (H (I + H) + 2H). A GRU has 3/4 of "
                   "an LSTM's parameters at the same sizes.")
+
+
+@exercise("ch04.ex2b", "Count the parameters: the GRU's share", reference=lambda: 0.75,
+          wrong=[lambda: 4 / 3, lambda: 0.5, lambda: 25])
+def check_count_share(answer):
+    got = as_number(answer, "a fraction (the GRU's parameters divided by the LSTM's)")
+    if abs(got - 0.75) < 1e-3:
+        return True, ("3/4 at any sizes: three blocks of gate rows against four, each with the same "
+                      "H (D + H) + 2H parameters.")
+    if abs(got - 4 / 3) < 1e-3:
+        return False, "That is the LSTM's count divided by the GRU's: divide the other way round."
+    if abs(got - 75) < 0.1:
+        return False, "Give it as a fraction, not a percentage."
+    return False, (f"{got:g} is not it. Divide n_params('gru', EMBED, HIDDEN) by n_params('lstm', EMBED, HIDDEN); "
+                   "does the answer depend on the sizes?")
 
 
 # -- ex3: forget nothing ---------------------------------------------------------------------------------

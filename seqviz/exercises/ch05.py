@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from .registry import compare_tensors, exercise
+from .registry import Feedback, as_number, as_sequence, compare_tensors, exercise
 
 # -- ex1: reversing within the length -----------------------------------------------------------
 
@@ -43,6 +43,18 @@ def check_reverse(answer):
 # -- ex2: teacher forcing input and output ------------------------------------------------------
 
 
+def _token_ids(tokens) -> list:
+    """A list, tuple or 1-D tensor of token ids as a list of ints (Feedback otherwise)."""
+    if isinstance(tokens, torch.Tensor):
+        tokens = tokens.tolist()
+    if not isinstance(tokens, (list, tuple)):
+        raise Feedback(f"decoder_in and decoder_out should be lists of token ids, got {type(tokens).__name__}.")
+    ids = [as_number(t, "a token id") for t in tokens]
+    if any(i != int(i) for i in ids):
+        raise Feedback(f"token ids are whole numbers, got {ids}.")
+    return [int(i) for i in ids]
+
+
 def _shift_reference(target, bos, eos):
     return [bos, *target], [*target, eos]
 
@@ -54,10 +66,8 @@ def check_shift(answer):
     if not callable(answer):
         return False, "answer should be your function decoder_io(target, bos, eos) returning (decoder_in, decoder_out)."
     for target, bos, eos in (([7, 4, 9], 2, 3), ([5], 2, 3), ([11, 12, 13, 14, 15], 0, 1)):
-        got = answer(list(target), bos, eos)
-        if not isinstance(got, tuple) or len(got) != 2:
-            return False, "decoder_io should return a pair (decoder_in, decoder_out) of lists."
-        got_in, got_out = (list(map(int, g)) for g in got)
+        got = as_sequence(answer(list(target), bos, eos), 2, "decoder_io's result (decoder_in, decoder_out)")
+        got_in, got_out = (_token_ids(g) for g in got)
         exp_in, exp_out = _shift_reference(target, bos, eos)
         if (got_in, got_out) != (exp_in, exp_out):
             hint = ""

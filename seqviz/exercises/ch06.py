@@ -1,6 +1,6 @@
 """Exercises of chapter 06, beam search (registered on import).
 
-- ch06.ex1: the length-normalised score of a hypothesis;
+- ch06.ex1: the length-normalised score of a hypothesis; ch06.ex1b: which hypothesis wins at alpha 0 and 1;
 - ch06.ex2: one step of beam search over k live prefixes;
 - ch06.ex3: the log-probability of a long sequence, without underflow.
 """
@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from .registry import as_number, exercise
+from .registry import Feedback, as_number, as_sequence, exercise
 
 # -- ex1: the score -----------------------------------------------------------------------------
 
@@ -32,6 +32,28 @@ def check_score(answer):
             hint = " With alpha = 0 the score should be the log-probability itself." if a == 0 else ""
             return False, f"score({lp}, {n}, {a}) should be {expected:.4f}, you give {got:.4f}.{hint}"
     return True, "alpha = 0 ranks by log-probability, alpha = 1 by the mean log-probability per token, 0.7 in between."
+
+
+_FOLLOW_UP = {"short": (-2.0, 2), "long": (-2.7, 4)}
+
+
+def _winner(alpha):
+    return max(_FOLLOW_UP, key=lambda name: _score_reference(*_FOLLOW_UP[name], alpha))
+
+
+@exercise("ch06.ex1b", "Length-normalised scores: who wins", reference=lambda: ("short", "long"),
+          wrong=[lambda: ("short", "short"), lambda: ("long", "short"), lambda: ["long", "long"]])
+def check_winners(answer):
+    got = as_sequence(answer, 2, "the winners at alpha = 0 and alpha = 1")
+    if not all(isinstance(g, str) and g.strip().lower() in _FOLLOW_UP for g in got):
+        raise Feedback(f'write the winners as two words, "short" or "long", got {got!r}.')
+    got = [g.strip().lower() for g in got]
+    expected = [_winner(0.0), _winner(1.0)]
+    if got == expected:
+        return True, ("at alpha = 0 the short hypothesis wins (-2.0 > -2.7); at alpha = 1 the long one (-2.7 / 4 = "
+                      "-0.675 > -2.0 / 2 = -1.0): length normalisation undoes the bias towards short outputs.")
+    wrong = [name for name, g, e in zip(("alpha = 0", "alpha = 1"), got, expected) if g != e]
+    return False, f"not at {' and '.join(wrong)}: compute score(-2.0, 2, alpha) and score(-2.7, 4, alpha) and compare."
 
 
 # -- ex2: one beam step -------------------------------------------------------------------------
@@ -57,8 +79,13 @@ def _beam_step_one_per_row(live, next_log_probs, beam_size):
     return order, tokens[order], totals[order]
 
 
+def _beam_step_worst_first(live, next_log_probs, beam_size):
+    return tuple(t.flip(0) for t in _beam_step_reference(live, next_log_probs, beam_size))
+
+
 @exercise("ch06.ex2", "One step of beam search", reference=lambda: _beam_step_reference,
-          wrong=[lambda: _beam_step_ignores_history, lambda: _beam_step_one_per_row])
+          wrong=[lambda: _beam_step_ignores_history, lambda: _beam_step_one_per_row,
+                 lambda: _beam_step_worst_first])
 def check_beam_step(answer):
     if not callable(answer):
         return False, "answer should be your function beam_step(live, next_log_probs, beam_size)."
@@ -66,10 +93,10 @@ def check_beam_step(answer):
     for k, V, beam in ((3, 5, 3), (2, 6, 4), (1, 4, 2)):
         live = -torch.rand(k, generator=g) * 3
         nxt = torch.randn(k, V, generator=g).log_softmax(-1)
-        got = answer(live, nxt, beam)
-        if not isinstance(got, tuple) or len(got) != 3:
-            return False, "beam_step should return three tensors: parents, tokens, totals."
+        got = as_sequence(answer(live, nxt, beam), 3, "beam_step's result (parents, tokens, totals)")
         parents, tokens, totals = (torch.as_tensor(t) for t in got)
+        if parents.shape != tokens.shape or parents.is_floating_point() or tokens.is_floating_point():
+            return False, "parents and tokens should be integer tensors of the same length."
         _, _, expected = _beam_step_reference(live, nxt, beam)
         if totals.shape != expected.shape:
             return False, f"with beam_size={beam} you should return {beam} candidates, got {tuple(totals.shape)}."
@@ -79,6 +106,9 @@ def check_beam_step(answer):
         if not torch.allclose(totals.float().sort(descending=True).values, expected, atol=1e-5):
             return False, (f"for {k} live prefixes and V = {V} your candidates are not the {beam} best of all "
                            f"{k * V}: rank every (parent, token) pair by its total log-probability.")
+        if not torch.allclose(totals.float(), expected, atol=1e-5):
+            return False, ("the right candidates, in the wrong order: return them best first (the highest total "
+                           "log-probability at index 0), as topk does.")
     return True, "k x V candidates, ranked by total log-probability, the best beam_size kept: that is the whole step."
 
 

@@ -3,7 +3,7 @@
 - ch08.ex1: scaled dot-product attention by hand, with a mask;
 - ch08.ex2: a sliding-window (Longformer-style) mask;
 - ch08.ex3: the sinusoidal positional encoding from its formula;
-- ch08.ex4: the memory the attention weights take.
+- ch08.ex4: the memory the attention weights take; ch08.ex4b: the length at which one layer's weights fill 16 GB.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 import torch
 
 from ..models.mha import causal_mask, positional_encoding, scaled_dot_product_attention
-from .registry import as_number, compare_tensors, exercise
+from .registry import as_number, as_sequence, compare_tensors, exercise
 
 # -- ex1: attention ------------------------------------------------------------------------------
 
@@ -38,24 +38,50 @@ def _attention_no_mask(q, k, v, mask=None):
     return _attention_reference(q, k, v, None)
 
 
+def _attention_scaled_by_dv(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])  # the size of the values, not of the keys
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(-1)
+    return weights @ v, weights
+
+
+# (q shape, k shape, v shape, mask): d_v differs from d_k, Tq from Tk, and a 4-D batch of heads
+_ATTENTION_CASES = (((2, 5, 16), (2, 7, 16), (2, 7, 4), None),
+                    ((3, 4, 8), (3, 4, 8), (3, 4, 3), "causal"),
+                    ((1, 6, 4), (1, 6, 4), (1, 6, 9), "causal"),
+                    ((2, 3, 5, 8), (2, 3, 6, 8), (2, 3, 6, 2), "padding"))
+
+
+def _attention_mask(kind, q_shape, k_shape):
+    if kind == "causal":
+        return causal_mask(q_shape[-2])  # (T, T)
+    if kind == "padding":
+        keep = torch.ones(k_shape[0], 1, 1, k_shape[-2], dtype=torch.bool)  # (B, 1, 1, Tk): broadcast
+        keep[0, ..., -2:] = False
+        return keep
+    return None
+
+
 @exercise("ch08.ex1", "Scaled dot-product attention", reference=lambda: _attention_reference,
-          wrong=[lambda: _attention_unscaled, lambda: _attention_no_mask])
+          wrong=[lambda: _attention_unscaled, lambda: _attention_no_mask, lambda: _attention_scaled_by_dv])
 def check_attention(answer):
     if not callable(answer):
         return False, "answer should be your function attention(q, k, v, mask=None) returning (out, weights)."
     g = torch.Generator().manual_seed(8)
-    for shape, mask in (((2, 5, 16), None), ((3, 4, 8), causal_mask(4)), ((1, 6, 4), causal_mask(6))):
-        q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
+    for q_shape, k_shape, v_shape, kind in _ATTENTION_CASES:
+        q, k, v = (torch.randn(*shape, generator=g) for shape in (q_shape, k_shape, v_shape))
+        mask = _attention_mask(kind, q_shape, k_shape)
         expected_out, expected_w = scaled_dot_product_attention(q, k, v, mask)
-        result = answer(q, k, v, mask)
-        if not isinstance(result, tuple) or len(result) != 2:
-            return False, "return a pair (out, weights)."
-        ok, message = compare_tensors(result[1], expected_w, "the weights")
+        result = as_sequence(answer(q, k, v, mask), 2, "your result (out, weights)")
+        ok, message = compare_tensors(result[1], expected_w, f"the weights (q {q_shape}, k {k_shape}, v {v_shape})")
         if not ok:
-            if mask is not None and isinstance(result[1], torch.Tensor) and result[1].shape == expected_w.shape \
-                    and (result[1][..., ~mask] > 0).any():
+            same_shape = isinstance(result[1], torch.Tensor) and result[1].shape == expected_w.shape
+            if mask is not None and same_shape and (result[1].detach() * ~mask > 0).any():
                 message += " Masked positions get weight: fill their scores with -inf before the softmax."
-            elif isinstance(result[1], torch.Tensor) and result[1].shape == expected_w.shape:
+            elif same_shape and torch.allclose(result[1].detach(), _attention_scaled_by_dv(q, k, v, mask)[1]):
+                message += " You divided by sqrt(d_v), the size of the values: the scale is sqrt(d_k), of q and k."
+            elif same_shape:
                 message += " Did you divide the scores by sqrt(d_k)?"
             return False, message
         ok, message = compare_tensors(result[0], expected_out, "the output")
@@ -154,3 +180,22 @@ def check_bytes(answer):
             return False, (f"attention_bytes({B}, {h}, {n}) should be {expected:,}, you give {got:,.0f}. One float32 "
                            "weight (4 bytes) per batch row, head, query and key.")
     return True, "double n and the weights take four times the memory."
+
+
+def _longest(budget_bytes, heads=12, bytes_per_number=4):
+    return math.isqrt(budget_bytes // (heads * bytes_per_number))  # the largest n with 12 * 4 * n^2 <= budget
+
+
+@exercise("ch08.ex4b", "What the weights weigh: 16 GB", reference=lambda: _longest(16 * 10**9),
+          wrong=[lambda: 16 * 10**9 // 48, lambda: math.isqrt(16 * 10**9 // 4), lambda: float("nan")])
+def check_longest(answer):
+    got = as_number(answer, "a sequence length n")
+    decimal, binary = _longest(16 * 10**9), _longest(16 * 2**30)
+    if abs(got - decimal) <= 1 or abs(got - binary) <= 1:
+        return True, (f"about {decimal:,} tokens (or {binary:,} with 16 GiB): the weights grow like n^2, so a "
+                      "budget 100 times larger buys only 10 times the length.")
+    if abs(got - _longest(16 * 10**9, heads=1)) <= 1:
+        return False, "That is for one head; the question has 12, each with its own (n, n) weights."
+    if got > 10 * decimal:
+        return False, f"n = {got:,.0f} needs {12 * 4 * got**2:.3g} bytes: solve 12 * 4 * n^2 = 16e9 for n."
+    return False, f"{got:,.0f} is not it: solve attention_bytes(1, 12, n) = 16e9 for n (a square root)."

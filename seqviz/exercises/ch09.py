@@ -2,7 +2,7 @@
 
 - ch09.ex1: the 80/10/10 masking rule, checked statistically;
 - ch09.ex2: segment ids for a sentence pair;
-- ch09.ex3: the parameter count of a BertMini, from its sizes.
+- ch09.ex3: the parameter count of a BertMini, from its sizes; ch09.ex3b: the token embedding's share of BERT-base.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import torch
 
 from ..data.bert_data import CLS, MASK, PAD, SEP, mask_tokens, segment_ids_for
 from ..models.bert import BertMini
-from .registry import exercise
+from .registry import as_number, as_sequence, exercise
 
 # -- ex1: 80/10/10 ---------------------------------------------------------------------------------------------
 
@@ -36,8 +36,14 @@ def _mask_labels_everywhere(ids, mask_id, vocab_size, special_ids, generator):
     return inputs, ids.clone()
 
 
+def _mask_global_rng(ids, mask_id, vocab_size, special_ids, generator):
+    """Right statistics, but every draw comes from the global generator: the generator argument is ignored."""
+    return mask_tokens(ids, mask_id, vocab_size, special_ids, 0.15, None)
+
+
 @exercise("ch09.ex1", "The 80/10/10 rule", reference=lambda: _mask_reference,
-          wrong=[lambda: _mask_all_masks, lambda: _mask_specials_too, lambda: _mask_labels_everywhere])
+          wrong=[lambda: _mask_all_masks, lambda: _mask_specials_too, lambda: _mask_labels_everywhere,
+                 lambda: _mask_global_rng])
 def check_masking(answer):
     if not callable(answer):
         return False, "answer should be your function my_mask_tokens(ids, mask_id, vocab_size, special_ids, generator)."
@@ -45,9 +51,8 @@ def check_masking(answer):
     g = torch.Generator().manual_seed(9)
     ids = torch.randint(5, vocab_size, (400, 500), generator=g)  # 200,000 ordinary tokens
     ids[:, 0], ids[:, -1], ids[:, -2] = 2, 3, 0  # [CLS] ... [SEP] [PAD]
-    result = answer(ids.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(1))
-    if not isinstance(result, tuple) or len(result) != 2:
-        return False, "return a pair (inputs, labels)."
+    result = as_sequence(answer(ids.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(1)), 2,
+                         "your result (inputs, labels)")
     inputs, labels = result
     for name, t in (("inputs", inputs), ("labels", labels)):
         if not isinstance(t, torch.Tensor) or t.shape != ids.shape:
@@ -74,8 +79,22 @@ def check_masking(answer):
                        "expected about 10% each.")
     if bool((picked_in[picked_in != mask_id] <= 4).any()):
         return False, "a random replacement must be an ordinary token, never a special one."
+    # The same generator state must give the same masking, whatever the global generator does; another seed,
+    # another masking. (The global state is moved here on purpose: run_checker restores the caller's afterwards.)
+    small = ids[:20]
+    torch.manual_seed(123)
+    first = answer(small.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(5))
+    torch.manual_seed(456)
+    again = answer(small.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(5))
+    other_seed = answer(small.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(6))
+    if not all(torch.equal(a, b) for a, b in zip(first, again)):
+        return False, ("the statistics are right, but the same generator gave two different maskings: draw every "
+                       "random number from the generator argument (torch.rand(..., generator=generator)), so that a "
+                       "run can be repeated.")
+    if all(torch.equal(a, b) for a, b in zip(first, other_seed)):
+        return False, "two different generator seeds gave the same masking: are the draws random at all?"
     return True, (f"chosen {rate:.1%}; of those {masked:.1%} [MASK], {other:.1%} random, {same:.1%} unchanged "
-                  "(a random draw can hit the original word).")
+                  "(a random draw can hit the original word); the generator alone decides.")
 
 
 # -- ex2: segment ids --------------------------------------------------------------------------------------------
@@ -158,12 +177,35 @@ def check_parameters(answer):
         return False, "answer should be your function bert_parameters(vocab_size, d_model, num_layers, max_len, " \
                       "dim_feedforward)."
     for sizes in ((164, 64, 2, 24, 256), (1000, 32, 3, 50, 64), (30522, 8, 1, 512, 16)):
-        got, expected = answer(*sizes), _count(*sizes)
+        got, expected = as_number(answer(*sizes), "a number of parameters"), _count(*sizes)
         if got != expected:
             hint = ""
             if got == expected + sizes[0] * sizes[1]:
                 hint = " The MLM decoder's weight is the token embedding (tied): count it once."
             elif got == expected - 2 * sizes[1]:
                 hint = " Did you forget the segment embeddings?"
-            return False, f"for (V, d, layers, max_len, ff) = {sizes} you gave {got:,}, the model has {expected:,}.{hint}"
+            return False, (f"for (V, d, layers, max_len, ff) = {sizes} you gave {got:,.0f}, the model has "
+                           f"{expected:,}.{hint}")
     return True, "every embedding, layer and head counted, the tied decoder once."
+
+
+BERT_BASE = (30522, 768, 12, 512, 3072)
+
+
+def _embedding_share():
+    return BERT_BASE[0] * BERT_BASE[1] / _formula(*BERT_BASE)
+
+
+@exercise("ch09.ex3b", "Counting the parameters: the token embedding's share", reference=_embedding_share,
+          wrong=[lambda: 100 * _embedding_share(), lambda: BERT_BASE[0] * BERT_BASE[1] / (2 * _formula(*BERT_BASE)),
+                 lambda: 0.5])
+def check_embedding_share(answer):
+    got = as_number(answer, "a fraction (token embedding parameters / all parameters)")
+    expected = _embedding_share()
+    if abs(got - expected) < 2e-3:
+        return True, (f"{expected:.1%}: about a fifth of BERT-base is one lookup table of {BERT_BASE[0]:,} word "
+                      "pieces; a smaller vocabulary is the cheapest way to shrink a small BERT.")
+    if abs(got - 100 * expected) < 0.2:
+        return False, "Give it as a fraction between 0 and 1, not a percentage."
+    return False, (f"{got:.3g} is not it: divide V * d = {BERT_BASE[0] * BERT_BASE[1]:,} by "
+                   "bert_parameters(30522, 768, 12, 512, 3072).")

@@ -1,6 +1,6 @@
 """Exercises of chapter 10, choosing a model (registered on import).
 
-- ch10.ex1: the memory of a key/value cache;
+- ch10.ex1: the memory of a key/value cache; ch10.ex1b: the cache of a 7B-sized model after 4,096 tokens;
 - ch10.ex2: the persistence baseline every forecaster must beat;
 - ch10.ex3: how many query-key products generating n tokens costs, with and without a cache.
 """
@@ -30,19 +30,37 @@ def check_cache_bytes(answer):
                        "batch=1, bytes_per_value=4).")
     for case in CASES_EX1:
         expected = _cache_bytes(*case)
-        try:
-            got = as_number(answer(*case))
-        except Exception as error:  # noqa: BLE001  (feedback, never a traceback)
-            return False, f"your function raised {type(error).__name__}: {error}"
-        if got is None or abs(got - expected) > 0.5:
+        got = as_number(answer(*case), "a number of bytes")
+        if abs(got - expected) > 0.5:
             hint = ""
-            if got is not None and abs(2 * got - expected) < 0.5:
+            if abs(2 * got - expected) < 0.5:
                 hint = " Each position stores a key and a value."
-            elif got is not None and abs(got * case[0] - expected) < 0.5:
+            elif abs(got * case[0] - expected) < 0.5:
                 hint = " Every layer keeps its own cache."
             return False, (f"for (layers, heads, head_size, context, batch, bytes) = {case} expected {expected:,}, "
-                           f"got {got}.{hint}")
+                           f"got {got:,.0f}.{hint}")
     return True, "A cache grows linearly with the context, per layer, head and sequence in the batch."
+
+
+FOLLOW_UP_EX1 = (32, 32, 128, 4096, 1, 2)  # layers, heads, head size, context, batch, bytes (float16)
+
+
+@exercise("ch10.ex1b", "The memory of a key/value cache: a large model", reference=lambda: _cache_bytes(*FOLLOW_UP_EX1),
+          wrong=[lambda: _cache_bytes(*FOLLOW_UP_EX1) / 2, lambda: _cache_bytes(*FOLLOW_UP_EX1[:5], 4),
+                 lambda: float("inf")])
+def check_cache_follow_up(answer):
+    got = as_number(answer, "a number of bytes")
+    expected = _cache_bytes(*FOLLOW_UP_EX1)
+    if abs(got - expected) < 0.5:
+        return True, (f"{expected:,} bytes = {expected / 2**30:g} GiB for one sequence: a cache of this size per "
+                      "user is why serving long contexts is memory-bound.")
+    if abs(got - expected / 2**30) < 0.05:
+        return False, f"That is the size in GiB; give it in bytes ({got:g} GiB = {expected:,} bytes?)."
+    if abs(got - 2 * expected) < 0.5:
+        return False, "float16 takes 2 bytes per value, not 4."
+    if abs(2 * got - expected) < 0.5:
+        return False, "Each position stores a key and a value."
+    return False, f"{got:,.0f} is not it: kv_cache_bytes(32, 32, 128, 4096, bytes_per_value=2)."
 
 
 # -- ex2: the persistence baseline ----------------------------------------------------------------
@@ -63,11 +81,8 @@ def check_persistence(answer):
         x = torch.randn(m, length, 1, generator=g).cumsum(1)
         y = x[:, -1] + 0.3 * torch.randn(m, 1, generator=g)
         expected = _persistence_mse(x, y)
-        try:
-            got = as_number(answer(x, y))
-        except Exception as error:  # noqa: BLE001
-            return False, f"your function raised {type(error).__name__}: {error}"
-        if got is None or abs(got - expected) > 1e-5 * max(1.0, abs(expected)):
+        got = as_number(answer(x, y), "a number (the mean squared error)")
+        if abs(got - expected) > 1e-5 * max(1.0, abs(expected)):
             return False, (f"expected {expected:.5f}, got {got}. Predict each target by the last value of its window "
                            "(inputs[:, -1]), then average the squared errors.")
     return True, "A forecaster that cannot beat 'tomorrow equals today' has learned nothing useful."
@@ -91,11 +106,8 @@ def check_reads(answer):
     for n in (1, 2, 5, 100):
         for cache in (True, False):
             expected = _reads(n, cache)
-            try:
-                got = as_number(answer(n, cache))
-            except Exception as error:  # noqa: BLE001
-                return False, f"your function raised {type(error).__name__}: {error}"
-            if got is None or abs(got - expected) > 0.5:
+            got = as_number(answer(n, cache), "a number of products")
+            if abs(got - expected) > 0.5:
                 return False, (f"for n = {n}, cache = {cache} expected {expected}, got {got}. Step t (1-based) has "
                                f"t tokens in the prefix; count the (query, key) pairs a causal mask allows.")
     return True, "With a cache the total is quadratic in n; without one it is cubic."

@@ -4,14 +4,23 @@ A chapter module registers each exercise with :func:`exercise`, giving the check
 the reference answer and at least two wrong answers; the test suite runs every
 checker on all of them. A checker returns ``(ok, message)``; it may raise anything,
 which :func:`check` turns into feedback: a student never sees a traceback.
+
+A follow-up question of an exercise has its own id with a letter: ``ch02.ex2b``.
+Checkers run inside :func:`keep_random_state`, so checking an answer never moves the
+caller's random numbers (torch, numpy, ``random``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import numbers
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 
@@ -28,13 +37,13 @@ EXERCISES: dict[str, Exercise] = {}
 
 
 def normalise_id(exercise_id) -> str:
-    """"ch03.ex2", "ch03-ex2", "ch3.ex2" and "CH03-EX2" all name the same exercise."""
+    """"ch03.ex2", "ch03-ex2", "ch3.ex2" and "CH03-EX2" all name the same exercise ("ch03.ex2b": its follow-up)."""
     if not isinstance(exercise_id, str):
         raise ValueError(f"exercise id must be a string like 'ch03.ex2', got {exercise_id!r}")
-    match = re.fullmatch(r"\s*ch(\d+)[.\-_ ]?ex(\d+)\s*", exercise_id.lower())
+    match = re.fullmatch(r"\s*ch(\d+)[.\-_ ]?ex(\d+)([a-z]?)\s*", exercise_id.lower())
     if not match:
         raise ValueError(f"exercise id must look like 'ch03.ex2', got {exercise_id!r}")
-    return f"ch{int(match[1]):02d}.ex{int(match[2])}"
+    return f"ch{int(match[1]):02d}.ex{int(match[2])}{match[3]}"
 
 
 def exercise(exercise_id: str, title: str, reference: Callable, wrong: list[Callable]):
@@ -66,29 +75,80 @@ def check(exercise_id: str, answer) -> bool:
     return ok
 
 
+NO_ANSWER = "No answer yet: replace the placeholder with your answer and run the cell again."
+
+
 def run_checker(key: str, answer) -> tuple[bool, str]:
-    """Run one checker and turn any exception into feedback."""
+    """Run one checker and turn any exception into feedback; the caller's random state is kept."""
     if answer is None or answer is Ellipsis:
-        return False, "No answer yet: replace the placeholder with your answer and run the cell again."
+        return False, NO_ANSWER
     try:
-        ok, message = EXERCISES[key].checker(answer)
+        with keep_random_state():
+            ok, message = EXERCISES[key].checker(answer)
     except NotImplementedError:
         return False, "Your function still raises NotImplementedError: fill in its body first."
+    except Feedback as error:
+        return False, str(error)
     except Exception as error:  # noqa: BLE001 - feedback, not a traceback
         return False, f"Checking your answer raised {type(error).__name__}: {error}"
     return bool(ok), message
 
 
+@contextlib.contextmanager
+def keep_random_state():
+    """Run a block without moving the global random generators of torch (CPU), numpy and ``random``."""
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+
+
 # -- helpers for checkers -----------------------------------------------------------
 
 
+class Feedback(ValueError):
+    """A wrong answer found while converting it: ``run_checker`` shows the message as it is."""
+
+
 def as_number(answer, what: str = "a number") -> float:
-    """``answer`` as a float, or a ``ValueError`` naming what was expected (caught by ``check``)."""
-    if isinstance(answer, torch.Tensor) and answer.numel() == 1:
-        return float(answer.item())
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        raise ValueError(f"expected {what}, got {type(answer).__name__} {answer!r}")
-    return float(answer)
+    """``answer`` as a finite float: Python and numpy numbers, one-element tensors and arrays.
+
+    Anything else, booleans, NaN and infinities raise :class:`Feedback` naming what was expected.
+    """
+    value = answer
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    elif isinstance(value, np.ndarray) and value.size == 1:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise Feedback(f"expected {what}, got {type(answer).__name__} {answer!r}.")
+    value = float(value)
+    if not math.isfinite(value):
+        raise Feedback(f"expected {what}, got {value}: NaN and infinities are never a right answer.")
+    return value
+
+
+def as_bool(answer, what: str = "True or False") -> bool:
+    """``answer`` as a bool: Python or numpy booleans, or a one-element bool tensor."""
+    if isinstance(answer, (bool, np.bool_)):
+        return bool(answer)
+    if isinstance(answer, torch.Tensor) and answer.dtype == torch.bool and answer.numel() == 1:
+        return bool(answer.item())
+    raise Feedback(f"expected {what}, got {type(answer).__name__} {answer!r}.")
+
+
+def as_sequence(answer, length: int, what: str) -> list:
+    """A tuple or list (or 1-D tensor) of ``length`` items, as a list; anything else is :class:`Feedback`."""
+    if isinstance(answer, torch.Tensor) and answer.dim() == 1:
+        answer = list(answer)
+    if not isinstance(answer, (list, tuple)) or len(answer) != length:
+        got = f"{type(answer).__name__} of length {len(answer)}" if isinstance(answer, (list, tuple)) else \
+            type(answer).__name__
+        raise Feedback(f"{what} should be a tuple or list of {length}, got {got}.")
+    return list(answer)
 
 
 def compare_tensors(got, expected: torch.Tensor, what: str, atol: float = 1e-5, rtol: float = 1e-4):
@@ -97,6 +157,8 @@ def compare_tensors(got, expected: torch.Tensor, what: str, atol: float = 1e-5, 
         return False, f"{what} should be a torch.Tensor, got {type(got).__name__}."
     if got.shape != expected.shape:
         return False, f"{what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}."
+    if got.is_floating_point() and not bool(torch.isfinite(got.detach()).all()):
+        return False, f"{what} contains NaN or infinite values."
     error = (got.detach().double() - expected.detach().double()).abs().max().item()
     if not torch.allclose(got.detach().double(), expected.detach().double(), atol=atol, rtol=rtol):
         return False, f"{what} has the right shape but differs from the reference by up to {error:.3g}."
