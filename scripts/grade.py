@@ -26,6 +26,7 @@ chapter, a renamed or missing cell, a crash, a loop) is a note in the report, ne
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -264,6 +265,21 @@ def sandbox_level(probe_dir: Path) -> int:
     return 0
 
 
+def kill_tree(pid: int):
+    """SIGKILL a process, its process group and every descendant (a kernel may run in its own session)."""
+    import psutil
+
+    try:
+        victims = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        victims = []
+    for victim in victims:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            victim.kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
 def run_worker(tmp: Path, assignment: str, student: str, args, isolation) -> tuple[bool, str]:
     """nbgrader autograde in a child process tree, killed whole at the notebook time limit."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "PYTHON"))}
@@ -280,14 +296,11 @@ def run_worker(tmp: Path, assignment: str, student: str, args, isolation) -> tup
     try:
         output, _ = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)  # the whole tree: with --pid, the kernel dies with it
+        kill_tree(process.pid)  # with --pid the kernel dies with the namespace; without, it is found here
         process.communicate()
         return False, f"the notebook ran past its time limit of {args.timeout} s and was stopped"
     finally:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # anything the submission left running
-        except ProcessLookupError:
-            pass
+        kill_tree(process.pid)  # anything the submission left running
     text = output.decode("utf-8", "replace")
     if process.returncode != 0:
         return False, "nbgrader autograde failed: " + text.strip().splitlines()[-1][:300] if text.strip() else \
