@@ -10,7 +10,8 @@ from seqviz.guide import (GUIDE_OPTIONS, VERDICTS, collect_evidence, finetune_ev
 KINDS = ("RNN", "GRU", "LSTM", "Transformer")
 
 
-def fake_run(scores=None, train_s=None, transformer_memory=8.0, cache_growth=4.0, pretrained=0.6, scratch=0.2):
+def fake_run(scores=None, train_s=None, transformer_memory=8.0, cache_growth=4.0, pretrained=0.6, scratch=0.2,
+             cache_cost=0.1):
     """Rows shaped like chapter 10's, with numbers the test chooses."""
     scores = scores or {}
     train_s = train_s or {}
@@ -27,7 +28,7 @@ def fake_run(scores=None, train_s=None, transformer_memory=8.0, cache_growth=4.0
             cost.append({"model": k, "length": n, "ms_per_step": n / 10, "saved_MiB": quadratic})
     stream = []
     for c in (16, 64):
-        cached = 0.1 * (cache_growth if c == 64 else 1)
+        cached = cache_cost * (cache_growth if c == 64 else 1)
         stream += [{"model": "GRU", "context": c, "ms_per_token": 0.1, "state_bytes": 10},
                    {"model": "Transformer (KV cache)", "context": c, "ms_per_token": cached, "state_bytes": 10 * c},
                    {"model": "Transformer (no cache)", "context": c, "ms_per_token": 1.0, "state_bytes": 0}]
@@ -66,6 +67,9 @@ def test_streaming_and_long_inputs_follow_the_cost_curves():
     stream = ("generation", "large", "short (< 100)", "limited (CPU)", "streaming, per token")
     assert recommend(*stream, fake_run(cache_growth=4.0))["model"] in ("GRU", "LSTM")
     assert "Transformer" in recommend(*stream, fake_run(cache_growth=1.0))["model"]
+    # both flat, but each cached Transformer token costs 5x a GRU token: the recurrent model
+    assert recommend(*stream, fake_run(cache_growth=1.0, cache_cost=0.5))["model"] in ("GRU", "LSTM")
+    assert "Transformer" in recommend(*stream, fake_run(cache_growth=1.0, cache_cost=0.02))["model"]
     long = ("classification", "large", "very long (> 1000)", "limited (CPU)", "batch")
     assert recommend(*long, fake_run(transformer_memory=8.0))["model"] in ("RNN", "GRU", "LSTM")
     assert recommend(*long, fake_run(transformer_memory=1.0 / 64))["model"] == "Transformer"  # memory no larger
@@ -92,6 +96,8 @@ def test_seed_rows_are_judged_by_the_measurements():
     assert verdict(fake_run(train_s=fast_translation), "a Transformer: it trains in parallel") == "mixed"
     fast_both = {("translation", "Transformer"): 1.0, ("agreement", "Transformer"): 1.0}
     assert verdict(fake_run(train_s=fast_both), "a Transformer: it trains in parallel") == "supported"
+    assert verdict(fake_run(cache_growth=1.0, cache_cost=0.5), "a recurrent model: its step") == "supported"
+    assert verdict(fake_run(cache_growth=1.0, cache_cost=0.02), "a recurrent model: its step") == "mixed"
     rows = seed_guide(fake_run())
     assert all(r["verdict"] in VERDICTS for r in rows)
     assert {"not tested here", "supported"} <= {r["verdict"] for r in rows}
