@@ -13,7 +13,7 @@ draws nothing. Here only those script sources change; they point at copies shipp
 
 jQuery 2.0.0 is on no registry; the copy is 2.0.3, the same 2.0 line, as shipped by the ``ipython``
 2.4.1 wheel on PyPI. Our tensors go in through :func:`seqviz.viz.to_bertviz`'s checks, rounded to
-four decimals (the page stores every weight as text).
+three decimals (the page stores every weight as text; a line's shade needs no more).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def localise(page: str, mode: str | None = None) -> str:
 
 
 def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
-    """Checked (1, heads, T, T) float64 tensors, one per layer, rounded to 4 decimals."""
+    """Checked (1, heads, T, T) float64 tensors, one per layer, rounded to 3 decimals."""
     import torch
 
     from .heads import to_bertviz
@@ -126,7 +126,7 @@ def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
                              "must have the same heads and tokens")
     if not all(torch.isfinite(layer).all() for layer in layers):
         raise ValueError("attentions contain NaN or infinite weights")
-    return [torch.round(layer.double(), decimals=4) for layer in layers]
+    return [torch.round(layer.double(), decimals=3) for layer in layers]
 
 
 def _bertviz(name: str):
