@@ -31,6 +31,8 @@ INSTALL_HINT = "bertviz is not installed here: pip install bertviz, then run thi
 # What bertviz 1.4 writes: one <script src> for require.js, and require.config paths for d3 and jQuery.
 _REQUIRE_TAG = re.compile(r'<script src="https?://[^"]*/require\.js/[^"]*"></script>')
 _PATH = {name: re.compile(rf"""(\b{name}\s*:\s*)(['"])https?://[^'"]*/{name}/[^'"]*\2""") for name in ("d3", "jquery")}
+# bertviz's template fills its marker twice, once inside a comment: a second, dead copy of every weight
+_COMMENT_COPY = re.compile(r"// HACK: \{\"attention\".*$", re.MULTILINE)
 
 
 class Message:
@@ -97,7 +99,8 @@ def script_sources(mode: str | None = None) -> tuple[str, dict[str, str]]:
 
 
 def localise(page: str, mode: str | None = None) -> str:
-    """bertviz's HTML with its three CDN script sources replaced by local copies (see :func:`script_sources`).
+    """bertviz's HTML with its three CDN script sources replaced by local copies (see :func:`script_sources`),
+    and without the second copy of the weights that bertviz's template leaves in a JavaScript comment.
 
     Raises ``ValueError`` if a source is not where bertviz 1.4 puts it (a newer bertviz may move them)."""
     tag, paths = script_sources(mode)
@@ -109,7 +112,7 @@ def localise(page: str, mode: str | None = None) -> str:
     if found != 3 or "cdnjs" in page:
         raise ValueError(f"expected bertviz's require.js tag and its d3 and jQuery paths (3 CDN sources), replaced "
                          f"{found}: this bertviz writes its HTML differently")
-    return page
+    return _COMMENT_COPY.sub("// (the weights are in params above)", page)
 
 
 def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
