@@ -118,8 +118,9 @@ window.seqviz = (() => {
   };
   const describe = () => views().map((view) => {
     if (view.matches('[id^="bertviz"]')) {
-      return {kind: 'bertviz', title: view.querySelector('#filter') ? 'bertviz (sentence pair)' : 'bertviz',
-              selects: [...view.querySelectorAll('select')].map((s) => s.id), picture: picture(view)};
+      const selects = [...view.querySelectorAll('select')].map((s) => s.id);  // only the head view has a layer menu
+      return {kind: 'bertviz', title: selects.includes('layer') ? 'bertviz head_view' : 'bertviz model_view',
+              selects, picture: picture(view)};
     }
     const title = (view.querySelector('.widget-html') || {}).textContent || '';
     const controls = [...view.querySelector('.widget-hbox').children].map((c) => {

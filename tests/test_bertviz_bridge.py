@@ -74,7 +74,9 @@ def test_sentence_pairs_and_rounded_weights():
     page = bertviz_model_view(layers, TOKENS, sentence_b_start=2, mode="inline").html
     assert "Sentence A -&gt; Sentence B" in page or "Sentence A -> Sentence B" in page
     first = layers[0][0, 0, 0, 0].item()
-    assert f"{round(first, 4)}" in page and f"{first!r}" not in page  # four decimals, not float32 noise
+    assert f"{round(first, 3)}" in page and f"{first!r}" not in page  # three decimals, not float32 noise
+    assert page.count('"attn"') == 5  # All and the four sentence-pair blocks, once each (not again in a comment)
+    assert bertviz_head_view(layers, TOKENS, mode="inline").html.count('"attn"') == 1
 
 
 def test_without_bertviz_the_cell_says_how_to_install_it(monkeypatch):

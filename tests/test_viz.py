@@ -67,6 +67,15 @@ def test_live_view_redraws_times_and_shows_errors_as_messages():
         viz.live(render)
 
 
+def test_a_live_view_answers_a_very_long_text_with_a_message_without_rendering():
+    calls = []
+    view = viz.live(lambda text: calls.append(text) or "ok", text=widgets.Text(value="a b c"))
+    view.controls["text"].value = " ".join(["word"] * 500)
+    assert len(calls) == 1 and "500 words" in view.output.outputs[0]["data"]["text/plain"]
+    view.controls["text"].value = " ".join(["word"] * 100)  # at the limit: drawn
+    assert len(calls) == 2
+
+
 def test_in_the_book_a_live_view_shows_a_still_with_a_note(monkeypatch):
     from seqviz import config
 

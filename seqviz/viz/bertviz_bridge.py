@@ -13,7 +13,7 @@ draws nothing. Here only those script sources change; they point at copies shipp
 
 jQuery 2.0.0 is on no registry; the copy is 2.0.3, the same 2.0 line, as shipped by the ``ipython``
 2.4.1 wheel on PyPI. Our tensors go in through :func:`seqviz.viz.to_bertviz`'s checks, rounded to
-four decimals (the page stores every weight as text).
+three decimals (the page stores every weight as text; a line's shade needs no more).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ INSTALL_HINT = "bertviz is not installed here: pip install bertviz, then run thi
 # What bertviz 1.4 writes: one <script src> for require.js, and require.config paths for d3 and jQuery.
 _REQUIRE_TAG = re.compile(r'<script src="https?://[^"]*/require\.js/[^"]*"></script>')
 _PATH = {name: re.compile(rf"""(\b{name}\s*:\s*)(['"])https?://[^'"]*/{name}/[^'"]*\2""") for name in ("d3", "jquery")}
+# bertviz's template fills its marker twice, once inside a comment: a second, dead copy of every weight
+_COMMENT_COPY = re.compile(r"// HACK: \{\"attention\".*$", re.MULTILINE)
 
 
 class Message:
@@ -97,7 +99,8 @@ def script_sources(mode: str | None = None) -> tuple[str, dict[str, str]]:
 
 
 def localise(page: str, mode: str | None = None) -> str:
-    """bertviz's HTML with its three CDN script sources replaced by local copies (see :func:`script_sources`).
+    """bertviz's HTML with its three CDN script sources replaced by local copies (see :func:`script_sources`),
+    and without the second copy of the weights that bertviz's template leaves in a JavaScript comment.
 
     Raises ``ValueError`` if a source is not where bertviz 1.4 puts it (a newer bertviz may move them)."""
     tag, paths = script_sources(mode)
@@ -109,11 +112,11 @@ def localise(page: str, mode: str | None = None) -> str:
     if found != 3 or "cdnjs" in page:
         raise ValueError(f"expected bertviz's require.js tag and its d3 and jQuery paths (3 CDN sources), replaced "
                          f"{found}: this bertviz writes its HTML differently")
-    return page
+    return _COMMENT_COPY.sub("// (the weights are in params above)", page)
 
 
 def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
-    """Checked (1, heads, T, T) float64 tensors, one per layer, rounded to 4 decimals."""
+    """Checked (1, heads, T, T) float64 tensors, one per layer, rounded to 3 decimals."""
     import torch
 
     from .heads import to_bertviz
@@ -126,7 +129,7 @@ def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
                              "must have the same heads and tokens")
     if not all(torch.isfinite(layer).all() for layer in layers):
         raise ValueError("attentions contain NaN or infinite weights")
-    return [torch.round(layer.double(), decimals=4) for layer in layers]
+    return [torch.round(layer.double(), decimals=3) for layer in layers]
 
 
 def _bertviz(name: str):

@@ -100,12 +100,9 @@ def head_view_widget(attend: Callable, *, num_layers: int, num_heads: int, title
 
     def canvas(texts: tuple) -> HeadsCanvas:
         if texts not in cache:
-            for name, text in texts:
-                words = len(text.split())
-                if not words:
+            for name, text in texts:  # (a box over max_words words is answered by the LiveView itself)
+                if not text.split():
                     raise ValueError(f"type a sentence in the box '{name}' (words separated by spaces)")
-                if words > max_words:
-                    raise ValueError(f"'{name}' has {words} words; this view takes at most {max_words}")
             tokens, attentions = attend(**dict(texts))
             drawn = HeadsCanvas(attentions, tokens)
             L, H = drawn.layers.shape[:2]
@@ -124,6 +121,6 @@ def head_view_widget(attend: Callable, *, num_layers: int, num_heads: int, title
     boxes = {name: widgets.Text(value=text, description=name.replace("_", " "), continuous_update=False,
                                 layout=widgets.Layout(width="360px"))
              for name, text in sentences.items()}
-    return live(render, title=title, **boxes,
+    return live(render, title=title, max_words=max_words, **boxes,
                 layer=widgets.IntSlider(value=1, min=1, max=num_layers, description="layer"),
                 head=widgets.SelectionSlider(options=heads, value=heads[0], description="head"))

@@ -27,15 +27,18 @@ class LiveView(widgets.VBox):
     ``ValueError`` from it (a typo in a sentence, say) is shown as a message instead of
     a traceback; any other exception too, as a one-line message that names its type (a
     bug to report, not the reader's mistake). ``last_update_ms`` holds the duration of
-    the latest redraw. The view's element carries the CSS class ``seqviz-live``, its
-    messages ``seqviz-live-message`` (a ValueError) or ``seqviz-live-error`` (anything
-    else), so a browser test can find them.
+    the latest redraw. A text box holding more than ``max_words`` words is answered with a
+    message before ``render`` is called (a 500-word paste should not freeze the kernel).
+    The view's element carries the CSS class ``seqviz-live``, its messages
+    ``seqviz-live-message`` (a ValueError) or ``seqviz-live-error`` (anything else), so a
+    browser test can find them.
     """
 
-    def __init__(self, render: Callable, controls: dict[str, widgets.Widget], title: str = ""):
+    def __init__(self, render: Callable, controls: dict[str, widgets.Widget], title: str = "",
+                 max_words: int = 100):
         if not controls:
             raise ValueError("live() needs at least one control {name: widget}")
-        self.render, self.controls = render, dict(controls)
+        self.render, self.controls, self.max_words = render, dict(controls), max_words
         self.output = widgets.Output()
         self.last_update_ms = float("nan")
         self._still: str | None = None  # HTML of the latest picture, shown instead of the widget in the book
@@ -56,6 +59,10 @@ class LiveView(widgets.VBox):
         until its timeout."""
         start = time.perf_counter()
         try:
+            for name, control in self.controls.items():
+                words = len(control.value.split()) if isinstance(control, widgets.Text) else 0
+                if words > self.max_words:
+                    raise ValueError(f"'{name}' has {words} words; this view reads at most {self.max_words}")
             figure = self.render(**self.values())
         except ValueError as error:
             data = _message(str(error), "seqviz-live-message")
@@ -124,13 +131,13 @@ def _still_html(figure, data: dict) -> str:
     return data.get("text/html") or f"<pre>{html.escape(data.get('text/plain', ''))}</pre>"
 
 
-def live(render: Callable, title: str = "", **controls: widgets.Widget) -> LiveView:
+def live(render: Callable, title: str = "", max_words: int = 100, **controls: widgets.Widget) -> LiveView:
     """``live(render, sentence=widgets.Text(...), step=widgets.IntSlider(...))``."""
-    return LiveView(render, controls, title)
+    return LiveView(render, controls, title, max_words)
 
 
 def sentence_view(read: Callable, sentence: str, *, slider: str, description: str, span: Callable,
-                  title: str = "", continuous_update: bool = True) -> LiveView:
+                  title: str = "", continuous_update: bool = True, max_words: int = 100) -> LiveView:
     """A live view with a sentence box and a token slider (chapters 2 and 4).
 
     ``read(text)`` turns a sentence into a canvas with ``.tokens`` and ``.show(position)``
@@ -144,6 +151,8 @@ def sentence_view(read: Callable, sentence: str, *, slider: str, description: st
     cache: dict = {}
 
     def canvas(text):
+        if len(text.split()) > max_words:  # the view shows LiveView's message; nothing is read
+            raise ValueError(f"at most {max_words} words")
         if text not in cache:
             result = read(text)
             cache.clear()  # one sentence at a time: memory stays flat however long the reader types
@@ -174,4 +183,4 @@ def sentence_view(read: Callable, sentence: str, *, slider: str, description: st
             raise ValueError("type a sentence in the box (words separated by spaces)")
         return canvas(sentence).show(values[slider])
 
-    return live(render, title=title, sentence=text, **{slider: position})
+    return live(render, title=title, max_words=max_words, sentence=text, **{slider: position})
