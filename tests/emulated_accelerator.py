@@ -2,7 +2,8 @@
 
 Inside ``emulated_accelerator()``, a request for ``"cuda"`` (``pick_device()``, ``model.to("cuda")``,
 ``torch.zeros(..., device="cuda")``) gives tensors of a wrapper class that hold their numbers on the CPU but
-report the ``meta`` device (the one non-CPU device whose autograd machinery a CPU-only build of PyTorch has).
+report the device ``meta:1`` (meta is the one non-CPU device whose autograd machinery a CPU-only build of PyTorch
+has; index 1 keeps it apart from plain ``meta``, which libraries use for empty tensors and which stays as it is).
 Every operation runs on the CPU, so results are exact and data-dependent code (``.item()``, ``bool(t)``) runs;
 but an operation that mixes such a tensor with an ordinary CPU tensor of one or more dimensions raises
 ``RuntimeError: Expected all tensors to be on the same device``, the check CUDA makes (a 0-dimensional CPU
@@ -25,8 +26,8 @@ from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
-REPORTED = torch.device("meta")  # what an emulated tensor's .device says
-REQUESTED = ("cuda", "meta")  # device types that mean "the accelerator"
+REPORTED = torch.device("meta", 1)  # what an emulated tensor's .device says (index 1: plain "meta" stays meta)
+REQUESTED = "cuda"  # a request for this device type (any index) means "the accelerator"
 
 
 class _State:
@@ -67,7 +68,8 @@ def _accelerator(device) -> bool:
         return False
     if isinstance(device, int):
         return True  # torch.device(0) is cuda:0
-    return torch.device(device).type in REQUESTED
+    device = torch.device(device)
+    return device.type == REQUESTED or device == REPORTED  # plain "meta" (empty tensors) stays meta
 
 
 class _ToAccelerator(torch.autograd.Function):
@@ -197,7 +199,7 @@ class _NoAutocast:
         self.real = real
 
     def __call__(self, device_type, *args, **kwargs):
-        if device_type in REQUESTED:
+        if device_type in (REQUESTED, REPORTED.type):
             return contextlib.nullcontext()
         return self.real(device_type, *args, **kwargs)
 
