@@ -89,7 +89,7 @@ gpu-check: $(STAMP)
 	$(PY) scripts/gpu_check.py
 
 clean:
-	rm -rf _build student _vendor .pytest_cache
+	rm -rf _build student course grades _vendor .pytest_cache
 
 # Minimum versions: a second venv with the lowest versions requirements.txt allows (constraints-min.txt for
 # torch, numpy, matplotlib, plotly, ipywidgets, tqdm; everything else as in constraints.txt), then every
