@@ -118,6 +118,14 @@ def time_step(model, inputs, device, dtype, repeats, autocast=True):
     return (time.perf_counter() - start) / repeats, loss.item()
 
 
+def cpu_has_bf16() -> bool:
+    """Whether oneDNN can run bfloat16 kernels on this CPU (False where the query itself is missing)."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default=None, help="cuda (default when present), mps or cpu")
@@ -131,9 +139,13 @@ def main(argv=None) -> int:
         return 0
     device = sv.pick_device(args.device or "cuda")
     dtype = torch.bfloat16 if device.type == "cpu" else torch.float16
+    # oneDNN's bfloat16 kernels (nn.LSTM's among them) need a CPU with bf16 instructions; without them
+    # PyTorch raises "could not create a primitive descriptor", so such a CPU runs the check in float32.
+    use_autocast = device.type != "cpu" or cpu_has_bf16()
     batch, length, width, repeats = (4, 12, 16, 1) if args.quick else (64, 256, 256, 10)
     name_hw = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
-    print(f"device: {name_hw}; torch {torch.__version__}; autocast {dtype}; B={batch} T={length} width={width}")
+    mode = f"autocast {dtype}" if use_autocast else "float32 (this CPU has no bfloat16 support: autocast off)"
+    print(f"device: {name_hw}; torch {torch.__version__}; {mode}; B={batch} T={length} width={width}")
     compare = device.type == "cuda" if args.compare_cpu is None else args.compare_cpu
     cpu_repeats = max(1, repeats // 5)  # the CPU is much slower at these sizes
     if compare:
@@ -150,7 +162,7 @@ def main(argv=None) -> int:
     for name, (_, build, make_inputs) in table.items():
         sv.seed_everything(0)
         model = build().to(device)
-        seconds, loss = time_step(model, make_inputs(device), device, dtype, repeats)
+        seconds, loss = time_step(model, make_inputs(device), device, dtype, repeats, autocast=use_autocast)
         finite = bool(torch.isfinite(torch.tensor(loss)))
         failures += not finite
         row = f"| {name} | {seconds * 1e3:.2f} | {batch * length / seconds:,.0f} | {finite} |"
