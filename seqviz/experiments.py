@@ -26,8 +26,47 @@ __all__ = ["DistanceTable", "SeedTable", "accuracy_vs_distance", "count_paramete
            "repeat_over_seeds"]
 
 
+class _OverSeeds:
+    """Statistics over seeds for a table whose ``_values()[name]`` is (seeds, settings): mean, range, one setting.
+
+    ``DistanceTable`` (settings = distances) and ``SeedTable`` (any settings) share them.
+    """
+
+    _unknown_name = "no model named {name!r}; models: {names}"       # error messages, set per table
+    _unknown_setting = "{setting!r} was not run; run: {settings}"
+
+    def _values(self) -> dict[str, torch.Tensor]:
+        raise NotImplementedError
+
+    def _settings(self) -> list:
+        raise NotImplementedError
+
+    def _get(self, name):
+        values = self._values()
+        if name not in values:
+            raise ValueError(self._unknown_name.format(name=name, names=list(values)))
+        return values[name]
+
+    def mean(self, name: str) -> torch.Tensor:
+        """Mean over seeds at each setting, (settings,)."""
+        return self._get(name).mean(0)
+
+    def low(self, name: str) -> torch.Tensor:
+        return self._get(name).min(0).values
+
+    def high(self, name: str) -> torch.Tensor:
+        return self._get(name).max(0).values
+
+    def at(self, name: str, setting) -> torch.Tensor:
+        """The value of every seed at one setting (a distance, a label count ...), (seeds,)."""
+        settings = self._settings()
+        if setting not in settings:
+            raise ValueError(self._unknown_setting.format(setting=setting, settings=settings))
+        return self._get(name)[:, settings.index(setting)]
+
+
 @dataclass
-class DistanceTable:
+class DistanceTable(_OverSeeds):
     """Accuracies of :func:`accuracy_vs_distance`: ``accuracy[name]`` is (seeds, distances)."""
 
     distances: list[int]
@@ -37,26 +76,13 @@ class DistanceTable:
     parameters: dict[str, int]  # of the whole classifier (embedding, encoder, head)
     models: dict[str, list[nn.Module]] = field(default_factory=dict)  # trained, one per seed, if kept
 
-    def mean(self, name: str) -> torch.Tensor:
-        """Mean accuracy over seeds at each distance, (distances,)."""
-        return self._get(name).mean(0)
+    _unknown_setting = "distance {setting} was not tested; tested: {settings}"
 
-    def low(self, name: str) -> torch.Tensor:
-        return self._get(name).min(0).values
+    def _values(self):
+        return self.accuracy
 
-    def high(self, name: str) -> torch.Tensor:
-        return self._get(name).max(0).values
-
-    def at(self, name: str, distance: int) -> torch.Tensor:
-        """Accuracies of every seed at one distance, (seeds,)."""
-        if distance not in self.distances:
-            raise ValueError(f"distance {distance} was not tested; tested: {self.distances}")
-        return self._get(name)[:, self.distances.index(distance)]
-
-    def _get(self, name):
-        if name not in self.accuracy:
-            raise ValueError(f"no model named {name!r}; models: {list(self.accuracy)}")
-        return self.accuracy[name]
+    def _settings(self):
+        return self.distances
 
     def to_markdown(self, spread: bool = True) -> str:
         """Rows = models, columns = distances; each cell "mean" or "mean (min–max)" over seeds, in %."""
@@ -396,33 +422,21 @@ def match_parameters(make: Callable[[int], nn.Module], target: int, sizes: Seque
 
 
 @dataclass
-class SeedTable:
+class SeedTable(_OverSeeds):
     """Results of :func:`repeat_over_seeds`: ``values[name]`` is (seeds, settings), one number per run."""
 
     settings: list
     seeds: list[int]
     values: dict[str, torch.Tensor]
 
-    def _get(self, name):
-        if name not in self.values:
-            raise ValueError(f"no runs named {name!r}; names: {list(self.values)}")
-        return self.values[name]
+    _unknown_name = "no runs named {name!r}; names: {names}"
+    _unknown_setting = "setting {setting!r} was not run; settings: {settings}"
 
-    def mean(self, name: str) -> torch.Tensor:
-        """Mean over seeds at each setting, (settings,)."""
-        return self._get(name).mean(0)
+    def _values(self):
+        return self.values
 
-    def low(self, name: str) -> torch.Tensor:
-        return self._get(name).min(0).values
-
-    def high(self, name: str) -> torch.Tensor:
-        return self._get(name).max(0).values
-
-    def at(self, name: str, setting) -> torch.Tensor:
-        """The value of every seed at one setting, (seeds,)."""
-        if setting not in self.settings:
-            raise ValueError(f"setting {setting!r} was not run; settings: {self.settings}")
-        return self._get(name)[:, self.settings.index(setting)]
+    def _settings(self):
+        return self.settings
 
     def separated(self, a: str, b: str) -> list[bool]:
         """Per setting: True where every seed of ``a`` lies above every seed of ``b`` (the ranges do not overlap)."""
