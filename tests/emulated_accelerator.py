@@ -132,6 +132,9 @@ class _Functions(TorchFunctionMode):
             return first if on_accelerator else _ToAccelerator.apply(first)
         if func is torch.Tensor.cpu:
             return _ToCPU.apply(first) if on_accelerator else first
+        if func is torch.Tensor.__format__ and on_accelerator and first.dim() == 0:  # f"{loss:.3f}", as on CUDA
+            STATE.syncs += 1
+            return first.elem.item().__format__(*args[1:])
         if func is torch.Tensor.tolist and on_accelerator:
             STATE.syncs += 1
             return first.elem.tolist()
