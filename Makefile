@@ -109,6 +109,9 @@ $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyp
 	$(PYTHON) -m venv $(VENV_MIN)
 	grep -v -E '^(torch|numpy|matplotlib|plotly|ipywidgets|tqdm)==' constraints.txt > $(VENV_MIN)/constraints.txt
 	grep -E '^[a-z]' constraints-min.txt >> $(VENV_MIN)/constraints.txt
+	# matplotlib 3.7 calls IPython's backend2gui, which IPython 9 removed: an environment that old has an
+	# IPython 8 (Colab still ships 7.34), so the minimum-versions run takes the last 8.x
+	echo 'ipython<9' >> $(VENV_MIN)/constraints.txt
 	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt $(MIN_PACKAGES)
 	$(PY_MIN) -m pip install --quiet --no-deps -e .
 	$(PY_MIN) $(DROP_SLOW_IMPORTS)
