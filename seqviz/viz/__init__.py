@@ -15,7 +15,7 @@ Under ``SEQVIZ_BOOK=1`` (set by ``make book``) plotly figures render as HTML tha
 expects one site-wide copy of plotly.js, which the book serves itself.
 """
 
-from .beam_tree import beam_tree, beam_tree_figure, beam_tree_slider
+from .beam_tree import BeamTreePicture, beam_tree, beam_tree_figure, beam_tree_slider
 from .bertviz_bridge import bertviz_head_view, bertviz_model_view
 from .gates import (
     accuracy_spread_figure,
@@ -37,7 +37,7 @@ from .interactive import (
     slider_figure,
     use_book_renderer,
 )
-from .static import decay, heatmap, lines, prediction_bars
+from .static import DecayPicture, HeatmapPicture, PredictionBars, decay, heatmap, lines, prediction_bars
 from .sticky_note import reading_figure, sentences_figure, sticky_note_widget
 from .widgets import live, sentence_view
 
@@ -45,16 +45,17 @@ use_book_renderer(only_if_env=True)
 
 __all__ = [
     # general
-    "heatmap", "heatmap_figure", "lines", "lines_figure", "live", "sentence_view", "slider_figure",
+    "HeatmapPicture", "heatmap", "heatmap_figure", "lines", "lines_figure", "live", "sentence_view", "slider_figure",
     "use_book_renderer",
     # chapters 1-3
-    "accuracy_vs_distance_figure", "decay", "decay_figure", "prediction_bars", "prediction_bars_figure",
+    "DecayPicture", "PredictionBars", "accuracy_vs_distance_figure", "decay", "decay_figure", "prediction_bars",
+    "prediction_bars_figure",
     "reading_figure", "sentences_figure", "sticky_note_widget",
     # chapter 4
     "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
     "gate_slider_figure", "gates_picture", "gates_widget", "lstm_cell_diagram",
     # chapter 6
-    "beam_tree", "beam_tree_figure", "beam_tree_slider",
+    "BeamTreePicture", "beam_tree", "beam_tree_figure", "beam_tree_slider",
     # chapters 8 and 9
     "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure", "head_view_widget",
     "position_similarity_figure", "positional_encoding_figure", "to_bertviz",

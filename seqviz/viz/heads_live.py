@@ -2,7 +2,7 @@
 
 - :class:`HeadsCanvas`: the attention of one sentence (every layer and head) as a matplotlib
   heatmap drawn once; :meth:`HeadsCanvas.show` swaps in another layer's or head's weights and
-  redraws only the image and the title over the saved background (blitting), then encodes one PNG;
+  redraws only the image and the title over the saved background (:class:`._canvas.Blitter`);
 - :func:`head_view_widget`: the live view built on it, with one set of controls: a text box per
   sentence, a layer slider and a head slider counted from 1 as the figure's title and the static
   :func:`seqviz.viz.head_view_figure` count them (the head slider's last step is the mean).
@@ -12,11 +12,11 @@ Takes tensors and token labels, never a model.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ._canvas import Blitter, label_columns, label_rows
 from .heads import _layers
 
 
@@ -24,7 +24,6 @@ class HeadsCanvas:
     """Every layer and head of one sentence's self-attention, shown one at a time."""
 
     def __init__(self, attentions, tokens: Sequence[str], dpi: int = 90):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
         self.layers = np.stack(_layers(attentions))  # (L, H, T, T)
@@ -38,26 +37,20 @@ class HeadsCanvas:
         self.fig = Figure(figsize=(side + 1.3, side), dpi=dpi)
         ax = self.fig.add_axes((0.2, 0.04, 0.62, 0.74))
         self.image = ax.imshow(self.layers[0, 0], cmap="Blues", vmin=0, vmax=1, interpolation="nearest",
-                               aspect="auto", animated=True)
+                               aspect="auto")
         size = 9 if T <= 24 else 6
-        ax.set_xticks(range(T), self.tokens, rotation=60, ha="left", fontsize=size)
-        ax.set_yticks(range(T), self.tokens, fontsize=size)
-        ax.xaxis.tick_top()
-        ax.set_xlabel("key (attended to)", fontsize=9)
+        pad = label_columns(ax, self.tokens, top=True, rotation=60, ha="left", fontsize=size)
         ax.xaxis.set_label_position("top")
-        ax.set_ylabel("query (attending)", fontsize=9)
-        bar = self.fig.colorbar(self.image, ax=ax, fraction=0.05, pad=0.03)
+        ax.set_xlabel("key (attended to)", fontsize=9, labelpad=pad)
+        ax.set_ylabel("query (attending)", fontsize=9, labelpad=label_rows(ax, self.tokens, fontsize=size))
+        # the colour bar in fixed axes: a third of the time of fitting it beside the heatmap
+        bar = self.fig.colorbar(self.image, cax=self.fig.add_axes((0.85, 0.04, 0.03, 0.74)))
         bar.set_label("weight", fontsize=9)
-        self.title = self.fig.suptitle("", fontsize=10, x=0.02, ha="left", animated=True)
-        self.canvas = FigureCanvasAgg(self.fig)
-        self.canvas.draw()
-        self.background = self.canvas.copy_from_bbox(self.fig.bbox)
+        self.title = self.fig.suptitle("", fontsize=10, x=0.02, ha="left")
+        self.blitter = Blitter(self.fig, [self.image, self.title])
 
     def show(self, layer: int, head: int | None):
         """The weights of ``layer`` and ``head`` (indices from 0; ``head=None`` for the mean) as a PNG Image."""
-        from IPython.display import Image
-        from PIL import Image as PILImage
-
         L, H = self.layers.shape[:2]
         if not 0 <= layer < L or (head is not None and not 0 <= head < H):
             raise ValueError(f"layer must be in 0..{L - 1} and head in 0..{H - 1} (or None for the mean), "
@@ -65,12 +58,7 @@ class HeadsCanvas:
         weights = self.means[layer] if head is None else self.layers[layer, head]
         self.image.set_data(weights)
         self.title.set_text(f"layer {layer + 1}, head {'mean' if head is None else head + 1}")
-        self.canvas.restore_region(self.background)
-        self.fig.draw_artist(self.image)
-        self.fig.draw_artist(self.title)
-        buffer = io.BytesIO()
-        PILImage.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buffer, format="png", compress_level=1)
-        return Image(data=buffer.getvalue(), format="png")
+        return self.blitter.frame()
 
 
 def head_view_widget(attend: Callable, *, num_layers: int, num_heads: int, title: str = "",

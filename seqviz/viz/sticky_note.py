@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ._canvas import Blitter, label_columns
 from .interactive import _np
 
 NOTE_COLORSCALE = "RdBu_r"
@@ -287,7 +288,8 @@ class NoteCanvas:
         bottom.set_xlim(-0.5, T - 0.5)
         bottom.set_ylim(0, float(self.changes.max()) * 1.1 or 1.0)
         bottom.set_ylabel("change")
-        bottom.set_xticks(range(T), self.tokens, rotation=40, ha="right")
+        top.set_xticks([])
+        label_columns(bottom, self.tokens, rotation=40, ha="right", fontsize=10)
         self.line = None
         if self.probs is not None:
             right = bottom.twinx()
@@ -295,21 +297,11 @@ class NoteCanvas:
             right.set_ylim(0, 1.02)
             right.set_ylabel(f"P({_class_name(class_names, self.track)})", color="#1f77b4")
         fig.subplots_adjust(left=0.09, right=0.9, top=0.9, bottom=0.24)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        self.canvas = FigureCanvasAgg(fig)
-        self.dynamic = [self.image, self.frame, *self.bars, *([self.line] if self.line else []), self.title]
-        for artist in self.dynamic:
-            artist.set_animated(True)  # left out of the full draw: they are drawn per step
-        self.canvas.draw()
-        self.background = self.canvas.copy_from_bbox(fig.bbox)
+        self.blitter = Blitter(fig, [self.image, self.frame, *self.bars, *([self.line] if self.line else []),
+                                     self.title])
 
     def show(self, step: int):
         """Update the picture to "read up to ``step``" (1-based, clamped) and return it as a PNG Image."""
-        import io
-
-        from IPython.display import Image
-
         T = len(self.tokens)
         step = min(max(int(step), 1), T)
         read = np.arange(T) < step
@@ -321,14 +313,7 @@ class NoteCanvas:
         if self.line is not None:
             self.line.set_data(np.arange(step), self.probs[:step, self.track])
         self.title.set_text(html.unescape(_title(self.tokens, self.states, self.probs, step, self.class_names)))
-        self.canvas.restore_region(self.background)
-        for artist in self.dynamic:
-            self.fig.draw_artist(artist)
-        from PIL import Image as PILImage
-
-        buffer = io.BytesIO()
-        PILImage.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buffer, format="png", compress_level=1)
-        return Image(data=buffer.getvalue(), format="png")
+        return self.blitter.frame()
 
 
 def sticky_note_widget(states_fn: Callable, sentence: str = "", *, class_names=None, track=None,

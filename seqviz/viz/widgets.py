@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 from .. import config
+from ._canvas import figure_png
 
 STILL_NOTE = ("A still of a live view: run this chapter in Colab or Jupyter (the rocket icon at the top) "
               "to move its controls.")
@@ -94,12 +95,7 @@ def _message(text: str, kind: str) -> dict:
 
 
 def _png(figure) -> str:
-    from io import BytesIO
-
-    buffer = BytesIO()
-    # no bbox_inches="tight": it draws the figure twice; zlib level 1: a small image, encoded fast
-    figure.savefig(buffer, format="png", dpi=80, pil_kwargs={"compress_level": 1})
-    return base64.b64encode(buffer.getvalue()).decode()
+    return base64.b64encode(figure_png(figure, dpi=80)).decode()
 
 
 def _mimebundle(figure) -> dict:
