@@ -59,11 +59,10 @@ def _ids(*shape, high=10):
 
 
 def _cases():
-    from seqviz.choosing import CausalTransformerEncoder, Forecaster
-    from seqviz.models import (GRU, LSTM, RNN, AdditiveAttention, BagOfWords, BertClassifier, BertMini, CausalCNN,
-                               Encoder, MultiHeadAttention, causal_mask, Seq2Seq, SequenceClassifier, Tagger,
-                               TransformerDecoderLayer, TransformerEncoderLayer, TransformerSeq2Seq)
-    from seqviz.streaming import GRULM, TransformerLM
+    from seqviz.models import (GRU, GRULM, LSTM, RNN, AdditiveAttention, BagOfWords, BertClassifier, BertMini,
+                               CausalCNN, CausalTransformerEncoder, Encoder, Forecaster, MultiHeadAttention,
+                               causal_mask, Seq2Seq, SequenceClassifier, Tagger, TransformerDecoderLayer,
+                               TransformerEncoderLayer, TransformerLM, TransformerSeq2Seq)
 
     lengths = torch.tensor([5, 3])
     src, tgt = _ids(2, 5), _ids(2, 4)
@@ -167,7 +166,7 @@ def test_decoding_methods_move_their_inputs_and_answer_on_the_callers_device(kin
 
 
 def test_forecaster_rollout_moves_its_context():
-    from seqviz.choosing import Forecaster
+    from seqviz.models import Forecaster
 
     torch.manual_seed(0)
     model = Forecaster("LSTM", 6).eval()
@@ -225,8 +224,9 @@ def test_gradient_recorders_follow_the_model():
 
 
 def test_measure_and_comparisons_follow_the_model():
-    from seqviz.choosing import Forecaster, measure
-    from seqviz.compare import accuracy_by_length, learning_curve
+    from seqviz.experiments import accuracy_by_length, learning_curve
+    from seqviz.measure import measure
+    from seqviz.models import Forecaster
 
     torch.manual_seed(0)
     forecaster = Forecaster("GRU", 6)
@@ -253,8 +253,7 @@ def test_measure_and_comparisons_follow_the_model():
 
 
 def test_cost_functions_run_on_the_default_device():
-    from seqviz.choosing import step_cost, streaming_cost
-    from seqviz.compare import cost_vs_batch, cost_vs_length
+    from seqviz.experiments import cost_vs_batch, cost_vs_length, step_cost, streaming_cost
 
     fast = dict(min_time=1e-4, repeats=1, progress=False)
     expected_steps = step_cost([4, 8], ("GRU", "Transformer"), width=8, batch_size=2, **fast)
@@ -279,8 +278,7 @@ def test_cost_functions_run_on_the_default_device():
 
 
 def test_chapter_runners_give_the_cpus_numbers_on_the_accelerator():
-    from seqviz.choosing import agreement_rows, forecast_rows, translation_rows
-    from seqviz.experiments import accuracy_vs_distance
+    from seqviz.experiments import accuracy_vs_distance, agreement_rows, forecast_rows, translation_rows
     from seqviz.models import GRU
 
     def run():
