@@ -261,7 +261,10 @@ def markdown_table(rows: Sequence[dict], columns=None) -> str:
     spec = {k: (v, None) if isinstance(v, str) else tuple(v) for k, v in columns.items()}
 
     def right(key, fmt):
-        return fmt != "" if fmt is not None else all(_is_number(r[key]) for r in rows if key in r)
+        if fmt is not None:
+            return fmt != ""
+        present = [r[key] for r in rows if key in r]
+        return bool(present) and all(_is_number(v) for v in present)
 
     head = "| " + " | ".join(header for header, _ in spec.values()) + " |"
     rule = "|" + "|".join("---:" if right(k, f) else "---" for k, (_, f) in spec.items()) + "|"
