@@ -39,41 +39,37 @@ def _step(block, x, train):
     out.pow(2).mean().backward()
 
 
-def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention", "gru"), d_model: int = 64,
-                   batch_size: int = 8, num_heads: int = 4, train: bool = False, device=None,
-                   min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
-    """Seconds per call (forward, or forward + backward with ``train=True``) of each block
-    (:func:`~seqviz.models.make_block`) at each length, on ``device``."""
-    device = _where(device)
-    lengths = check_ints(lengths, "lengths", 1)
+def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, repeats, progress):
+    """Seconds per call of each block kind on an input of each (batch, length) in ``shapes``."""
     results: dict[str, list[float]] = {}
     for kind in kinds:
         torch.manual_seed(0)
         block = make_block(kind, d_model, num_heads).to(device)
         times = []
-        for n in progress_bar(lengths, desc=f"{kind} ({'train' if train else 'forward'})", disable=not progress,
-                              leave=False):
-            x = torch.randn(batch_size, n, d_model, device=device)
+        for batch, length in progress_bar(shapes, desc=f"{kind} ({'train' if train else 'forward'})",
+                                          disable=not progress, leave=False):
+            x = torch.randn(batch, length, d_model, device=device)
             times.append(time_call(lambda: _step(block, x, train), min_time=min_time, repeats=repeats,
                                    device=device))
         results[kind] = times
     return results
 
 
+def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention", "gru"), d_model: int = 64,
+                   batch_size: int = 8, num_heads: int = 4, train: bool = False, device=None,
+                   min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
+    """Seconds per call (forward, or forward + backward with ``train=True``) of each block
+    (:func:`~seqviz.models.make_block`) at each length, on ``device``."""
+    shapes = [(batch_size, n) for n in check_ints(lengths, "lengths", 1)]
+    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress)
+
+
 def cost_vs_batch(batch_sizes: Sequence[int], length: int, *, kinds: Sequence[str] = ("attention", "gru"),
                   d_model: int = 64, num_heads: int = 4, train: bool = True, device=None, min_time: float = 0.02,
                   repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
     """Seconds per call of each block at each batch size, for one sequence ``length``, on ``device``."""
-    device = _where(device)
-    batch_sizes = check_ints(batch_sizes, "batch_sizes", 1)
-    results: dict[str, list[float]] = {}
-    for kind in kinds:
-        torch.manual_seed(0)
-        block = make_block(kind, d_model, num_heads).to(device)
-        results[kind] = [time_call(lambda: _step(block, torch.randn(B, length, d_model, device=device), train),
-                                   min_time=min_time, repeats=repeats, device=device)
-                         for B in progress_bar(batch_sizes, desc=kind, disable=not progress, leave=False)]
-    return results
+    shapes = [(b, length) for b in check_ints(batch_sizes, "batch_sizes", 1)]
+    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress)
 
 
 def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Transformer"), *, width: int = 64,
