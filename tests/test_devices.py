@@ -302,6 +302,32 @@ def test_chapter_runners_give_the_cpus_numbers_on_the_accelerator():
         assert score == pytest.approx(want_score, abs=1e-6) and memory > 0
 
 
+def test_seed_runners_train_on_the_accelerator_and_give_the_cpus_numbers():
+    from seqviz.experiments import (accuracy_vs_distance, accuracy_vs_train_size, exact_match, retest,
+                                    train_translators)
+    from seqviz.models import GRU, Seq2Seq
+
+    data = (_ids(6, 5), torch.tensor([5, 5, 4, 3, 2, 1]), _ids(6, 4), _ids(6, 4))
+    args = dict(n_test=8, embed_size=8, progress=False)
+
+    def run():
+        table = accuracy_vs_distance({"GRU": lambda e: GRU(e, 6)}, [0, 2], [0], 3, n_train=30, keep_models=True,
+                                     **args)
+        sizes = accuracy_vs_train_size({"GRU": lambda e: GRU(e, 6)}, [6], [0], 2, distances=[0, 1], **args)
+        runs = train_translators({"s": lambda: Seq2Seq(10, 10, 8, 6)}, data, data, [0], 2, batch_size=4,
+                                 keep_models=True, progress=False)
+        model = runs.models["s"][0]
+        return (retest(table, [1], n_test=8).accuracy["GRU"], sizes.train["GRU"], runs.curves["s"],
+                exact_match(model, data)), model
+
+    expected, _ = run()
+    with emulated_accelerator():
+        got, model = run()
+        assert next(model.parameters()).device.type == "meta", "train_translators' default is pick_device()"
+    close(got[:3], expected[:3])
+    assert got[3] == pytest.approx(expected[3])
+
+
 # -- 3. value checks: on CPU inputs always, on an accelerator under SEQVIZ_DEBUG --------------------------------------
 
 
