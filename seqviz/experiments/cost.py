@@ -10,7 +10,7 @@
   ``benchmarks/streaming_cost.py``).
 
 Each builds its models on ``device`` (default :func:`~seqviz.config.pick_device`) and times them there with
-:func:`seqviz.measure.time_call`.
+:func:`seqviz.measure.time_call`. Used by chapters 8 and 10 and ``benchmarks/``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@
 Each row: ``task, model, score, metric, train_s`` and :func:`seqviz.measure.measure`'s ``parameters,
 latency_ms, memory_kb``. Each runner trains on ``device`` (default :func:`~seqviz.config.pick_device`) and
 measures where the trained model is. The decision guide that reads these rows is :mod:`seqviz.guide`.
+Used by chapter 10.
 """
 
 from __future__ import annotations
