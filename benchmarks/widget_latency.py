@@ -20,7 +20,7 @@ import io
 import statistics
 import time
 
-from _common import RESULTS, markdown, write_csv
+from _common import RESULTS, write_csv
 
 import matplotlib  # noqa: E402
 
@@ -28,6 +28,8 @@ matplotlib.use("Agg")
 
 import ipywidgets as widgets  # noqa: E402
 import torch  # noqa: E402
+
+from seqviz.measure import markdown_table  # noqa: E402
 
 BUDGET_MS = 100.0
 WORDS = "the keys near the old cabinet are on the table".split()
@@ -202,8 +204,9 @@ def ch05_senses():
 
 
 def ch10_guide():
-    from seqviz.choosing import agreement_rows, forecast_rows, step_cost, streaming_cost, translation_rows
-    from seqviz.guide import GUIDE_OPTIONS, collect_evidence, finetune_evidence, guide_html, recommend
+    from seqviz.experiments import (agreement_rows, finetune_evidence, forecast_rows, step_cost, streaming_cost,
+                                    translation_rows)
+    from seqviz.guide import GUIDE_OPTIONS, collect_evidence, guide_html, recommend
     from seqviz.viz import live
 
     # the guide reads measured rows: tiny runs give rows of the right shape in a few seconds
@@ -300,7 +303,7 @@ def main(argv=None) -> list[dict]:
                          "updates": len(times), "budget_ms": BUDGET_MS, "within_budget": median <= BUDGET_MS})
     print(f"live widget update (a change to its new picture), median of {repeats} updates, "
           f"{args.threads} thread(s)\n")
-    print(markdown(rows))
+    print(markdown_table(rows))
     print(f"wrote {write_csv(args.out, rows)}")
     return rows
 

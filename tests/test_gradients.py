@@ -19,7 +19,7 @@ from seqviz.gradients import (
     rnn_step_jacobians,
     step_cost,
 )
-from seqviz.memory import activation_bytes
+from seqviz.measure import activation_bytes
 from seqviz.models import RNN
 from seqviz.trace import hidden_grad_norms
 

@@ -22,3 +22,8 @@ __all__ = ["BagOfWords", "CausalCNN", "GRU", "LSTM", "RNN", "RecurrentBase", "Se
            "positional_encoding", "scaled_dot_product_attention",
            # chapter 9
            "BertClassifier", "BertMini", "mlm_accuracy", "nsp_accuracy", "pretraining_loss"]
+
+# TEMP re-exports (drop at merge): the models branch moves these definitions into seqviz.models
+from ..choosing import KINDS, CausalTransformerEncoder, Forecaster, make_encoder  # noqa: E402
+from ..compare import make_block  # noqa: E402
+from ..streaming import GRULM, TransformerLM, cache_bytes  # noqa: E402
