@@ -8,9 +8,8 @@ import pytest
 import torch
 
 from seqviz.models import LSTM
-from seqviz.viz.gates_live import GatesCanvas
-from seqviz.viz import (accuracy_spread_figure, conveyor_belt_figure, forget_survival, gate_heatmaps_figure,
-                        gate_slider_figure, gates_picture, gates_widget)
+from seqviz.viz import (GatesCanvas, accuracy_spread_figure, conveyor_belt_figure, forget_survival,
+                        gate_heatmaps_figure, gate_slider_figure, gates_plot, gates_widget)
 
 TOKENS = ["the", "keys", "near", "the", "old", "cabinet"]
 
@@ -144,9 +143,9 @@ def test_live_widget_redraws_and_reports_errors(capsys):
     capsys.readouterr()
     view.controls["sentence"].value = "the keys near teh cabinet"  # outside a kernel, Output prints
     assert "never seen" in str(view.output.outputs) + capsys.readouterr().out
-    fig = gates_picture(TOKENS, gates, start=2, units=[0, 1])
+    fig = gates_plot(TOKENS, gates, start=2, units=[0, 1])
     gates_axes, belt = fig.axes  # every gate in one image (one axes draws fast), and the belt
     assert [t.get_text() for t in gates_axes.texts if t.get_text() in gates] == list(gates)
     assert belt.get_xscale() == "log"
     with pytest.raises(ValueError, match="start"):
-        gates_picture(TOKENS, gates, start=9)
+        gates_plot(TOKENS, gates, start=9)

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from seqviz.guide import (GUIDE_OPTIONS, VERDICTS, collect_evidence, finetune_evidence, guide_html, recommend,
-                          seed_guide)
+from seqviz.guide import GUIDE_OPTIONS, VERDICTS, collect_evidence, finetune_evidence, recommend, seed_guide
+from seqviz.viz import guide_html
 
 KINDS = ("RNN", "GRU", "LSTM", "Transformer")
 
