@@ -57,30 +57,30 @@ def test_survival_batches_and_checks_its_input():
 
 def test_gate_heatmaps_one_panel_per_gate_with_tokens_on_the_axis():
     gates = lstm_gates()
-    fig = gate_heatmaps_figure(gates, TOKENS)
+    fig = gate_heatmaps_figure(TOKENS, gates)
     assert len(fig.data) == 4
     assert [t.type for t in fig.data] == ["heatmap"] * 4
     assert list(fig.layout.yaxis.ticktext) == TOKENS
     assert fig.data[0].z.shape == (len(TOKENS), 5)
     assert {t.coloraxis for t in fig.data} == {"coloraxis", "coloraxis2"}  # gates 0..1, candidate signed
-    chosen = gate_heatmaps_figure(gates, TOKENS, units=[4, 0])
+    chosen = gate_heatmaps_figure(TOKENS, gates, units=[4, 0])
     np.testing.assert_allclose(chosen.data[0].z[:, 0], gates["forget"][:, 4].numpy(), rtol=1e-6)
 
 
 def test_gate_views_reject_mismatched_tokens_and_shapes():
     gates = lstm_gates()
     with pytest.raises(ValueError, match="6 time steps but there are 5 tokens"):
-        gate_heatmaps_figure(gates, TOKENS[:5])
+        gate_heatmaps_figure(TOKENS[:5], gates)
     with pytest.raises(ValueError, match="same number of hidden units"):
-        gate_heatmaps_figure({"forget": torch.rand(6, 5), "input": torch.rand(6, 4)}, TOKENS)
+        gate_heatmaps_figure(TOKENS, {"forget": torch.rand(6, 5), "input": torch.rand(6, 4)})
     with pytest.raises(ValueError, match="one sentence"):
-        gate_heatmaps_figure({"forget": torch.rand(1, 6, 5)}, TOKENS)
+        gate_heatmaps_figure(TOKENS, {"forget": torch.rand(1, 6, 5)})
     with pytest.raises(ValueError, match="units"):
-        gate_heatmaps_figure(gates, TOKENS, units=[7])
+        gate_heatmaps_figure(TOKENS, gates, units=[7])
     with pytest.raises(ValueError, match="unit labels"):
-        gate_heatmaps_figure(gates, TOKENS, units=[0, 1], unit_labels=["a"])
+        gate_heatmaps_figure(TOKENS, gates, units=[0, 1], unit_labels=["a"])
     with pytest.raises(ValueError, match="tokens"):
-        conveyor_belt_figure(gates["forget"], TOKENS + ["extra"])
+        conveyor_belt_figure(TOKENS + ["extra"], gates["forget"])
 
 
 def test_gate_slider_has_one_step_per_sentence_and_switches_tokens():
@@ -99,7 +99,7 @@ def test_gate_slider_has_one_step_per_sentence_and_switches_tokens():
 
 def test_conveyor_belt_frames_match_the_survival_product():
     forget = lstm_gates()["forget"]
-    fig = conveyor_belt_figure(forget, TOKENS, units=[0, 2], start=1)
+    fig = conveyor_belt_figure(TOKENS, forget, units=[0, 2], start=1)
     T, per = len(TOKENS), 3  # two units and the mean
     assert len(fig.data) == T * per
     steps = fig.layout.sliders[0].steps
@@ -109,7 +109,7 @@ def test_conveyor_belt_frames_match_the_survival_product():
     np.testing.assert_allclose(fig.data[per * 1 + 1].y, survival[1, 1:, 2].numpy(), rtol=1e-6)
     np.testing.assert_allclose(fig.data[per * 1 + 2].y, survival[1, 1:].mean(-1).numpy(), rtol=1e-6)
     with pytest.raises(ValueError, match="start"):
-        conveyor_belt_figure(forget, TOKENS, start=6)
+        conveyor_belt_figure(TOKENS, forget, start=6)
 
 
 def test_accuracy_spread_figure_draws_band_seeds_and_mean():

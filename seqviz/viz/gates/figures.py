@@ -4,7 +4,8 @@
 - :func:`gate_slider_figure`: the same for several sentences, a slider picks one;
 - :func:`conveyor_belt_figure`: survival on the belt from a chosen token onwards, a slider picks the token.
 
-Gates are passed as ``{name: (T, H)}`` for one sentence: ``trace[name][layer, b]`` of a seqviz
+Every view of the family takes ``(tokens, gates)`` in that order (as :func:`.pictures.gates_plot`
+does), gates as ``{name: (T, H)}`` for one sentence: ``trace[name][layer, b]`` of a seqviz
 LSTM or GRU (Hochreiter & Schmidhuber, 1997; Gers et al., 2000, for the forget gate; Cho et al.,
 2014, for the GRU).
 """
@@ -62,7 +63,7 @@ def _title_text(label, tokens):
     return html.escape(label) if label else html.escape(" ".join(tokens))
 
 
-def gate_heatmaps_figure(gates: Mapping[str, object], tokens: Sequence[str], *, units=None, unit_labels=None,
+def gate_heatmaps_figure(tokens: Sequence[str], gates: Mapping[str, object], *, units=None, unit_labels=None,
                          title: str = "", height: int | None = None) -> go.Figure:
     """Gates over one sentence, one panel per gate: tokens down the side, hidden units across.
 
@@ -134,7 +135,7 @@ def gate_slider_figure(samples: Mapping[str, tuple], *, units=None, unit_labels=
 # -- the conveyor belt --------------------------------------------------------------------------------
 
 
-def conveyor_belt_figure(forget, tokens: Sequence[str], *, units=None, unit_labels=None, start: int | None = None,
+def conveyor_belt_figure(tokens: Sequence[str], forget, *, units=None, unit_labels=None, start: int | None = None,
                          title: str = "", height: int = 400) -> go.Figure:
     """What survives on the belt: from a start token on, the product of forget gates per unit.
 
