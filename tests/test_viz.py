@@ -74,6 +74,19 @@ def test_use_book_renderer_switches_plotly_only_in_a_book_build(monkeypatch):
     assert set(bundle) == {"text/html"} and "Plotly.newPlot" in bundle["text/html"]
 
 
+def test_every_chapter_switches_on_the_book_renderer_in_its_imports_cell():
+    """Importing seqviz.viz no longer does it, so a chapter without the call would lose its plotly figures
+    in the book (myst-nb drops plotly's own mime type)."""
+    from pathlib import Path
+
+    chapters = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert chapters
+    for path in chapters:
+        code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        imports = "".join(code[1]["source"])  # the first code cell is the Colab install
+        assert "import seqviz as sv" in imports and "\nsv.viz.use_book_renderer()" in imports, path.name
+
+
 def test_static_figures_and_errors():
     fig = viz.heatmap_plot(np.random.randn(3, 4), ["a", "b", "c", "d"], ["x", "y", "z"], highlight_column=1)
     assert isinstance(fig, matplotlib.figure.Figure)
