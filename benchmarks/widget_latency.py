@@ -180,10 +180,10 @@ def ch09_heads():
 
 def _bars(classes):
     from seqviz.models import RNN
-    from seqviz.viz import PredictionBars, live
+    from seqviz.viz import PredictionBarsPicture, live
 
     rnn = RNN(16, len(classes))
-    bars = PredictionBars()
+    bars = PredictionBarsPicture()
     table = {w: torch.randn(16) for w in WORDS}
 
     def render(sentence):
@@ -206,8 +206,8 @@ def ch05_senses():
 def ch10_guide():
     from seqviz.experiments import (agreement_rows, finetune_evidence, forecast_rows, step_cost, streaming_cost,
                                     translation_rows)
-    from seqviz.guide import GUIDE_OPTIONS, collect_evidence, guide_html, recommend
-    from seqviz.viz import live
+    from seqviz.guide import GUIDE_OPTIONS, collect_evidence, recommend
+    from seqviz.viz import guide_html, live
 
     # the guide reads measured rows: tiny runs give rows of the right shape in a few seconds
     rows = agreement_rows(steps=2, n_train=64, n_test=16, distance=2, progress=False)

@@ -8,7 +8,6 @@
   with a stated tolerance); no answer is fixed in advance;
 - :func:`seed_guide`: the decision guide and final checklist of seed 002 (section 8), row by row,
   each marked *supported*, *contradicted* or *not tested here* by the same evidence;
-- :func:`guide_html`: the live guide's picture.
 
 The seeds' guide follows Devlin et al. (2019) for fine-tuning, Beltagy et al. (2020, Longformer),
 Zaheer et al. (2020, BigBird), Kitaev et al. (2020, Reformer), Sanh et al. (2019, DistilBERT),
@@ -18,14 +17,13 @@ those models are named, not run, here. It reads the runs of :mod:`seqviz.experim
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .book import compare_word
 from .measure import fit_power_law, fitted_growth
 
-__all__ = ["GUIDE_OPTIONS", "Evidence", "collect_evidence", "guide_html", "recommend", "seed_guide", "TOLERANCE"]
+__all__ = ["GUIDE_OPTIONS", "Evidence", "collect_evidence", "recommend", "seed_guide", "TOLERANCE"]
 
 GUIDE_OPTIONS = {
     "task": ("classification", "labelling", "translation", "generation", "forecasting"),
@@ -344,17 +342,3 @@ def seed_guide(evidence: dict) -> list[dict]:
 CHECKLIST = (("What goes in and what comes out?", "task"), ("How much labelled data?", "data"),
              ("How long are the sequences?", "length"), ("What hardware?", "compute"),
              ("Must it answer token by token?", "latency"))
-
-
-def guide_html(advice: dict, evidence: dict):
-    """The live guide's picture: the answer, the reasons, and every measured number behind it.
-    Returns an ``IPython.display.HTML``."""
-    from IPython.display import HTML
-
-    reasons = "".join(f"<li>{html.escape(r)}</li>" for r in advice["reasons"])
-    rows = "".join(f"<li>{html.escape(evidence[k].summary)} <small>(section {html.escape(evidence[k].source)})"
-                   f"</small></li>" for k in dict.fromkeys(advice["evidence"]))
-    choice = ", ".join(f"{k} = {v}" for k, v in advice["choice"].items())
-    return HTML(f"<div class='seqviz-guide'><p><b>Start with: {html.escape(advice['model'])}</b> "
-                f"<small>({html.escape(choice)})</small></p><ul>{reasons}</ul>"
-                f"<p>Measured in this run, and deciding:</p><ul>{rows}</ul></div>")

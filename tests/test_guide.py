@@ -5,7 +5,8 @@ import itertools
 import pytest
 
 from seqviz.experiments import finetune_evidence
-from seqviz.guide import GUIDE_OPTIONS, VERDICTS, collect_evidence, guide_html, recommend, seed_guide
+from seqviz.guide import GUIDE_OPTIONS, VERDICTS, collect_evidence, recommend, seed_guide
+from seqviz.viz import guide_html
 
 KINDS = ("RNN", "GRU", "LSTM", "Transformer")
 

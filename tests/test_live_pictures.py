@@ -1,9 +1,9 @@
-"""The live views' fast pictures (seqviz.viz: PredictionBars, HeatmapPicture, DecayPicture, BeamTreePicture).
+"""The live views' fast pictures (seqviz.viz: PredictionBarsPicture, HeatmapPicture, DecayPicture, BeamTreePicture).
 
 Each keeps one figure and redraws part of it per call, so the risk is a stale picture: a
 bar, a curve or a node left over from the previous call. Each test draws A then B on one
 picture and B on a fresh one: the two PNGs must be pixel-identical. The bars are also
-compared with the static ``prediction_bars`` figure they stand in for.
+compared with the static ``prediction_bars_plot`` figure they stand in for.
 """
 
 import io
@@ -14,7 +14,7 @@ import torch
 from PIL import Image
 
 from seqviz.decode import beam_search
-from seqviz.viz import BeamTreePicture, DecayPicture, HeatmapPicture, PredictionBars, prediction_bars
+from seqviz.viz import BeamTreePicture, DecayPicture, HeatmapPicture, PredictionBarsPicture, prediction_bars_plot
 
 
 def pixels(image) -> np.ndarray:
@@ -30,24 +30,24 @@ def figure_pixels(figure) -> np.ndarray:
 def test_bars_after_another_sentence_equal_a_fresh_picture():
     a = {"bag of words": [0.7, 0.2, 0.1], "RNN": [0.1, 0.1, 0.8]}
     b = {"bag of words": [0.2, 0.5, 0.3], "RNN": [0.6, 0.3, 0.1]}
-    reused = PredictionBars()
+    reused = PredictionBarsPicture()
     reused.show(a, ["x", "y", "z"], title="first")
     np.testing.assert_array_equal(pixels(reused.show(b, ["x", "y", "z"], title="second")),
-                                  pixels(PredictionBars().show(b, ["x", "y", "z"], title="second")))
+                                  pixels(PredictionBarsPicture().show(b, ["x", "y", "z"], title="second")))
 
 
 def test_bars_show_what_the_static_figure_draws():
     probs = {"bag of words": [0.7, 0.2, 0.1], "RNN": [0.1, 0.1, 0.8]}
     other = {"bag of words": [0.1, 0.2, 0.7], "RNN": [0.8, 0.1, 0.1]}
-    live = pixels(PredictionBars().show(probs, ["x", "y", "z"], title="t"))
-    same = np.abs(live - figure_pixels(prediction_bars(probs, ["x", "y", "z"], title="t"))).mean()
-    different = np.abs(live - figure_pixels(prediction_bars(other, ["x", "y", "z"], title="t"))).mean()
+    live = pixels(PredictionBarsPicture().show(probs, ["x", "y", "z"], title="t"))
+    same = np.abs(live - figure_pixels(prediction_bars_plot(probs, ["x", "y", "z"], title="t"))).mean()
+    different = np.abs(live - figure_pixels(prediction_bars_plot(other, ["x", "y", "z"], title="t"))).mean()
     assert same < different / 10, (same, different)  # only the drawing order of bars and grid lines differs
 
 
 def test_bars_reject_a_wrong_number_of_probabilities():
     with pytest.raises(ValueError, match="3 entries for 2 classes"):
-        PredictionBars().show({"RNN": [0.2, 0.3, 0.5]}, ["x", "y"])
+        PredictionBarsPicture().show({"RNN": [0.2, 0.3, 0.5]}, ["x", "y"])
 
 
 def test_heatmap_after_a_longer_sentence_equals_a_fresh_picture():

@@ -1,4 +1,9 @@
-"""The beam as a tree (chapter 6): plotly figures drawn from a beam search's record.
+"""The beam as a tree (chapter 6), drawn from a beam search's record.
+
+- :func:`beam_tree_figure`: plotly, the tree up to a step; :func:`beam_tree_slider_figure`: the same
+  with a slider over the steps (precomputed, works without a kernel);
+- :func:`beam_tree_plot`: matplotlib, the finished tree in the same layout and colours;
+- :class:`BeamTreePicture`: the same picture for a live view (axes drawn once per number of steps).
 
 The functions take the ``nodes`` of a :class:`seqviz.decode.SearchRecord` (dicts with
 ``id``, ``parent``, ``token``, ``step``, ``log_prob``, ``score``, ``status``), the ids of
@@ -11,7 +16,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .interactive import slider_figure
+from ._plumbing import Blitter
+from .basic import slider_figure
 
 STYLE = {  # status -> (legend name, colour, symbol)
     "kept": ("kept in the beam", "#1f77b4", "circle"),
@@ -114,8 +120,8 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
     return fig
 
 
-def beam_tree_slider(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
-                     height: int = 420) -> go.Figure:
+def beam_tree_slider_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+                            height: int = 420) -> go.Figure:
     """The same tree with a slider over steps (precomputed: works without a kernel)."""
     nodes = list(nodes)
     _check(nodes, labels)
@@ -182,8 +188,8 @@ def _tree_artists(ax, nodes, labels, best) -> list:
     return artists
 
 
-def beam_tree(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
-              size=(7.0, 3.4), steps: int | None = None):
+def beam_tree_plot(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+                   size=(7.0, 3.4), steps: int | None = None):
     """The finished search tree as a matplotlib Figure (same layout and colours as :func:`beam_tree_figure`).
 
     ``steps`` fixes the x-axis to that many steps (default: the deepest node's). A live view
@@ -202,7 +208,7 @@ def beam_tree(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] 
 
 
 class BeamTreePicture:
-    """:func:`beam_tree` for a live view (chapter 6): the axes are drawn once per number of steps.
+    """:func:`beam_tree_plot` for a live view (chapter 6): the axes are drawn once per number of steps.
 
     ``picture.show(nodes, labels, best, title=..., steps=...)`` returns a PNG ``Image``;
     only the tree and the title are drawn per call, over the saved axes (blitting). Give
@@ -216,8 +222,6 @@ class BeamTreePicture:
     def show(self, nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
              steps: int | None = None):
         from matplotlib.figure import Figure
-
-        from ._canvas import Blitter
 
         nodes = list(nodes)
         _check(nodes, labels)

@@ -1,10 +1,16 @@
-"""Private plumbing for the live views' matplotlib pictures: PNG encoding and blitting.
+"""Private plumbing shared by every view family: arrays in, labels, PNG encoding and blitting.
+
+- :func:`as_array`: a tensor (on any device) or array-like as a float NumPy array, its dimensions checked;
+- :func:`unique_labels`: token labels made distinct for plotly (repeated tokens would merge columns);
+- :func:`rgba_png`, :func:`figure_png`: PNG bytes, encoded fast;
+- :class:`Blitter`: a live view's picture drawn once, only its changing artists redrawn;
+- :func:`plain_log_axis`, :func:`label_columns`, :func:`label_rows`: axes and labels drawn fast.
 
 A live view redraws on every change, so its picture is drawn for speed: a ``Figure`` outside
 pyplot (nothing to close, nothing shown twice by the inline backend), and where only some
 artists change, :class:`Blitter` draws the rest once and redraws just those over the saved
-background. Used by the sticky note (chapter 2), the gates (chapter 4) and the prediction
-bars (chapters 1 and 5).
+background. Used by every chapter's views (chapters 1 to 10); nothing outside ``seqviz.viz``
+imports it.
 """
 
 from __future__ import annotations
@@ -12,6 +18,25 @@ from __future__ import annotations
 import io
 
 import numpy as np
+
+
+def as_array(values, name: str = "values", dims: int | None = None) -> np.ndarray:
+    """``values`` (a tensor, array or nested list) as a float NumPy array; ``dims`` checks its number of dimensions."""
+    array = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values, dtype=float)
+    if dims is not None and array.ndim != dims:
+        raise ValueError(f"{name} must be {dims}-D, got shape {array.shape}")
+    return array
+
+
+def unique_labels(labels) -> list[str]:
+    """Repeated tokens ("the ... the") would merge plotly columns; number duplicates invisibly."""
+    seen: dict = {}
+    out = []
+    for label in labels:
+        label = str(label)
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label + "\u200b" * (seen[label] - 1))
+    return out
 
 
 def rgba_png(rgba) -> bytes:
