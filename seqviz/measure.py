@@ -6,6 +6,7 @@
 - :func:`fit_power_law`, :func:`crossover`, :func:`fitted_growth`: ``y ~ c * x^p`` by least squares on
   log-log axes, where two such fits cross, and the growth a fit reads over a range;
 - :func:`count_parameters`, :func:`match_parameters`: parameter counts, and the size that matches one;
+- :func:`largest_difference`: how far a from-scratch model is from PyTorch's built-in, outputs and gradients;
 - :func:`measure`: parameters, inference latency and activation memory of one model;
 - :func:`markdown_table` and :func:`spread_cell`: the one writer of markdown tables (chapters, the tables of
   :mod:`seqviz.experiments`, ``benchmarks/``), and the "mean (min–max)" cell of a result over seeds.
@@ -33,7 +34,7 @@ import torch
 from torch import nn
 
 __all__ = ["activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law", "fitted_growth",
-           "markdown_table", "match_parameters", "measure", "spread_cell", "time_call"]
+           "largest_difference", "markdown_table", "match_parameters", "measure", "spread_cell", "time_call"]
 
 
 def check_ints(values, name: str, minimum: int) -> list[int]:
@@ -157,6 +158,48 @@ def count_parameters(model: nn.Module) -> int:
     if not isinstance(model, nn.Module):
         raise ValueError(f"count_parameters expects a torch.nn.Module, got {type(model).__name__}")
     return sum(p.numel() for p in model.parameters())
+
+
+def _tensors(result) -> list[torch.Tensor]:
+    """The tensors in a model's result, in order: ``out``, ``(out, state)``, ``(out, (h, c))`` ..."""
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return [t for part in result for t in _tensors(part)]
+    return []  # None, a trace dict: not compared
+
+
+def largest_difference(ours: nn.Module, theirs: nn.Module, inputs: Sequence, their_inputs: Sequence | None = None,
+                       *, gradients: bool = False) -> float:
+    """The largest ``|ours - theirs|`` between two models given the same input: the proof that a from-scratch
+    model equals PyTorch's built-in (chapters 4 and 8).
+
+    Compares the tensors the two return, in order, up to the fewer of them (a from-scratch layer may also
+    return its attention weights), called as ``ours(*inputs)`` and ``theirs(*their_inputs)`` (the built-in
+    may take its mask the other way round). With ``gradients=True`` it also compares the gradient of every
+    parameter, in order, of one fixed loss of the first output (its weighted sum with a ramp from -1 to 1).
+    """
+    if not inputs:
+        raise ValueError("largest_difference needs the inputs to call the models with, e.g. (x,)")
+    outputs, grads = [], []
+    for model, args in ((ours, inputs), (theirs, inputs if their_inputs is None else their_inputs)):
+        with torch.set_grad_enabled(gradients):
+            tensors = _tensors(model(*args))
+            if not tensors:
+                raise ValueError(f"{type(model).__name__} returned no tensor to compare")
+            if gradients:
+                out = tensors[0]
+                ramp = torch.linspace(-1, 1, out.numel(), device=out.device).view_as(out)  # any fixed loss will do
+                grads.append(torch.autograd.grad((out * ramp).sum(), list(model.parameters())))
+        outputs.append(tensors)
+    if gradients and len(grads[0]) != len(grads[1]):
+        raise ValueError(f"the two models have {len(grads[0])} and {len(grads[1])} parameters; "
+                         "copy one into the other first")
+    pairs = list(zip(*outputs)) + (list(zip(*grads)) if gradients else [])
+    for a, b in pairs:
+        if a.shape != b.shape:
+            raise ValueError(f"the models give tensors of shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    return max((a.detach() - b.detach()).abs().max().item() for a, b in pairs)
 
 
 def match_parameters(make: Callable[[int], nn.Module], target: int, sizes: Sequence[int]) -> tuple[int, int]:

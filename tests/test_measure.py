@@ -173,3 +173,37 @@ def test_spread_cell():
     assert spread_cell([0.2, 0.4], show_range=False) == "30.0"
     with pytest.raises(ValueError, match="at least one"):
         spread_cell([])
+
+
+def test_largest_difference_sees_outputs_states_and_gradients():
+    from seqviz.measure import largest_difference
+    from seqviz.models import LSTM
+
+    torch.manual_seed(0)
+    builtin = torch.nn.LSTM(3, 4, batch_first=True)
+    x = torch.randn(2, 5, 3)
+    assert largest_difference(LSTM(3, 4).copy_from(builtin), builtin, (x,), gradients=True) < 1e-5
+    # a layer whose forward is right and whose backward is wrong: only the gradients show it
+
+    class DoubledGradient(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return 2 * grad
+
+    class WrongBackward(nn.Linear):
+        def forward(self, x):
+            return DoubledGradient.apply(super().forward(x))
+
+    linear = nn.Linear(3, 4)
+    wrong = WrongBackward(3, 4)
+    wrong.load_state_dict(linear.state_dict())
+    assert largest_difference(wrong, linear, (x,)) == 0
+    assert largest_difference(wrong, linear, (x,), gradients=True) > 0.1
+    with pytest.raises(ValueError, match="shapes"):
+        largest_difference(LSTM(3, 4), torch.nn.LSTM(3, 5, batch_first=True), (x,))
+    with pytest.raises(ValueError, match="parameters"):
+        largest_difference(LSTM(3, 4), torch.nn.LSTM(3, 4, batch_first=True, bias=False), (x,), gradients=True)
