@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import seqviz as sv  # noqa: E402
-from seqviz.compare import cost_vs_length, crossover, fit_power_law, make_block  # noqa: E402
+from seqviz.compare import cost_vs_length, crossover, fit_power_law  # noqa: E402
+from seqviz.models import make_block  # noqa: E402
 from seqviz.memory import activation_bytes  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """Cost of one generated token against the context length: GRU vs Transformer decoder (chapter 10).
 
 A GRU language model carries a fixed-size state: the next token costs the same at any
-context. A decoder-only Transformer (seqviz.streaming.TransformerLM) either re-reads the
+context. A decoder-only Transformer (seqviz.models.TransformerLM) either re-reads the
 whole prefix for every token ("no cache") or keeps each layer's keys and values ("KV
 cache") and computes one attention row. For each context length n this times one step
 (batch 1, no grad; the median of repeats, via seqviz.compare.time_call) and records the

@@ -23,9 +23,10 @@ import torch
 from torch import nn
 
 from .config import pick_device, progress as progress_bar
+from .models import make_block
 
 __all__ = ["accuracy_by_length", "attention_entropy", "attention_gradients", "cost_vs_batch", "cost_vs_length",
-           "crossover", "fit_power_law", "learning_curve", "make_block", "softmax_attention_gradients", "time_call"]
+           "crossover", "fit_power_law", "learning_curve", "softmax_attention_gradients", "time_call"]
 
 
 def _sync(device):
@@ -59,18 +60,6 @@ def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=
         _sync(device)
         samples.append((time.perf_counter() - start) / inner)
     return statistics.median(samples)
-
-
-def make_block(kind: str, d_model: int, num_heads: int = 4) -> nn.Module:
-    """``"attention"``: a seqviz TransformerEncoderLayer (self-attention + FFN, dropout off);
-    ``"gru"``: a ``torch.nn.GRU`` layer. Both map (B, T, d_model) to (B, T, d_model)."""
-    from .models import TransformerEncoderLayer
-
-    if kind == "attention":
-        return TransformerEncoderLayer(d_model, num_heads, 2 * d_model, dropout=0.0)
-    if kind == "gru":
-        return nn.GRU(d_model, d_model, batch_first=True)
-    raise ValueError(f"kind must be 'attention' or 'gru', got {kind!r}")
 
 
 def _step(block, x, train):

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from seqviz.choosing import (KINDS, CausalTransformerEncoder, Forecaster, agreement_rows,
-                             forecast_rows, make_encoder, markdown_table, measure, step_cost,
-                             streaming_cost, translation_rows)
+from seqviz.choosing import (agreement_rows, forecast_rows, markdown_table, measure, step_cost, streaming_cost,
+                             translation_rows)
+from seqviz.models import KINDS, CausalTransformerEncoder, Forecaster, make_encoder
 from seqviz.data import forecast_windows, sine_series
 
 ROW_KEYS = {"task", "model", "score", "metric", "train_s", "latency_ms", "memory_kb", "parameters"}

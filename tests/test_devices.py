@@ -59,11 +59,10 @@ def _ids(*shape, high=10):
 
 
 def _cases():
-    from seqviz.choosing import CausalTransformerEncoder, Forecaster
-    from seqviz.models import (GRU, LSTM, RNN, AdditiveAttention, BagOfWords, BertClassifier, BertMini, CausalCNN,
-                               Encoder, MultiHeadAttention, causal_mask, Seq2Seq, SequenceClassifier, Tagger,
-                               TransformerDecoderLayer, TransformerEncoderLayer, TransformerSeq2Seq)
-    from seqviz.streaming import GRULM, TransformerLM
+    from seqviz.models import (GRU, GRULM, LSTM, RNN, AdditiveAttention, BagOfWords, BertClassifier, BertMini,
+                               CausalCNN, CausalTransformerEncoder, Encoder, Forecaster, MultiHeadAttention,
+                               causal_mask, Seq2Seq, SequenceClassifier, Tagger, TransformerDecoderLayer,
+                               TransformerEncoderLayer, TransformerLM, TransformerSeq2Seq)
 
     lengths = torch.tensor([5, 3])
     src, tgt = _ids(2, 5), _ids(2, 4)
@@ -167,7 +166,7 @@ def test_decoding_methods_move_their_inputs_and_answer_on_the_callers_device(kin
 
 
 def test_forecaster_rollout_moves_its_context():
-    from seqviz.choosing import Forecaster
+    from seqviz.models import Forecaster
 
     torch.manual_seed(0)
     model = Forecaster("LSTM", 6).eval()
@@ -225,7 +224,8 @@ def test_gradient_recorders_follow_the_model():
 
 
 def test_measure_and_comparisons_follow_the_model():
-    from seqviz.choosing import Forecaster, measure
+    from seqviz.choosing import measure
+    from seqviz.models import Forecaster
     from seqviz.compare import accuracy_by_length, learning_curve
 
     torch.manual_seed(0)

@@ -31,13 +31,15 @@ def check_ids(ids, vocab_size: int, name: str, weight: torch.Tensor | None = Non
         got = f"{tuple(ids.shape)} {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
         raise ValueError(f"{name} expects {label}: integer token ids of shape (batch, time), got {got}")
     if ids.shape[0] == 0 or ids.shape[1] == 0:
-        raise ValueError(f"{name} got an empty batch or sequence: {label} has shape {tuple(ids.shape)}")
+        raise ValueError(f"{name} got an empty source: {label} has shape {tuple(ids.shape)} (expected at least "
+                         "one sequence of at least one token)")
     if max_len is not None and ids.shape[1] > max_len:
         raise ValueError(f"{label} has {ids.shape[1]} positions; {name} handles 1..{max_len} (max_len)")
     if weight is not None:
         check_device(weight, name, **{label: ids})
     if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
-        raise ValueError(f"{name} expects {label} in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
+        what = label if label.endswith("ids") else f"{label} ids"
+        raise ValueError(f"{name} expects {what} in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
 
 
 def check_lengths(lengths, ids: torch.Tensor, name: str) -> torch.Tensor:
