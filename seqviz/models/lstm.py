@@ -37,7 +37,7 @@ class LSTM(RecurrentBase):
     trace_names = ("h", "c", "forget", "input", "output", "candidate")
     builtin = nn.LSTM
     fused_scan = staticmethod(_fused.lstm_scan)
-    fused_project = staticmethod(_fused.project)
+    fused_project = staticmethod(_fused.project_lstm)
 
     def _check_builtin_extra(self, module):
         if getattr(module, "proj_size", 0) != 0:

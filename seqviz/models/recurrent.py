@@ -40,7 +40,7 @@ class RecurrentBase(nn.Module):
     trace_names: tuple[str, ...] = ("h",)
     builtin: type[nn.Module] = nn.RNNBase
     fused_scan = None  # f(projected, state, w_hh, b_hh, record), as _scan; None: no fast path
-    fused_project = None  # f(layer_input, w_ih, b_ih), as _project
+    fused_project = None  # f(layer_input, w_ih, b_ih, b_hh) -> what fused_scan reads
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  dropout: float = 0.0, bidirectional: bool = False, *, fused: bool = True):
@@ -73,7 +73,7 @@ class RecurrentBase(nn.Module):
         """``(project, scan)``: the fused fast path where the model has one and ``fused`` is on, else the plain loop."""
         if self.fused and type(self).fused_scan is not None:
             return type(self).fused_project, type(self).fused_scan
-        return self._project, self._scan
+        return (lambda layer_input, w_ih, b_ih, b_hh: self._project(layer_input, w_ih, b_ih)), self._scan
 
     def reset_parameters(self):
         """PyTorch's initialisation: every weight and bias uniform in ±1/sqrt(hidden_size)."""
@@ -136,7 +136,7 @@ class RecurrentBase(nn.Module):
             for direction, suffix in enumerate(self._suffixes()):
                 index = layer * self.num_directions + direction
                 w_ih, w_hh, b_ih, b_hh = self.layer_weights(layer, suffix)
-                projected = project(layer_input, w_ih, b_ih)  # (B, T, gates*H): all steps at once
+                projected = project(layer_input, w_ih, b_ih, b_hh)  # (B, T, gates*H): all steps at once
                 if direction == 1:
                     projected = projected.flip(1)  # the backward direction reads right to left
                 start = tuple(s[index].to(projected.dtype) for s in init)  # autocast: match the projection
