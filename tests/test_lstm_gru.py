@@ -279,3 +279,27 @@ def test_copy_from_mismatch_is_a_value_error(kind):
 def test_lstm_rejects_proj_size():
     with pytest.raises(ValueError, match=r"proj_size=0.*proj_size=3"):
         LSTM(I, H).copy_from(nn.LSTM(I, H, proj_size=3, batch_first=True))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_steps_equal_forward_and_give_one_node_per_step(kind):
+    model = OURS[kind](I, H, num_layers=2, bidirectional=True).eval()
+    x = torch.randn(2, 5, I)
+    out, hs = model.steps(x)
+    close(out, model(x)[0])
+    assert len(hs) == 2 and len(hs[0]) == 5 and hs[1][0].shape == (2, H)
+    close(hs[1][0], model(x)[0][:, 0, H:])  # the backward direction's h at position 0
+
+
+def test_one_table_of_cells_builds_both_kinds():
+    from seqviz.models import CELLS, recurrent, seqviz_twin
+
+    assert {k: c.builtin for k, c in CELLS.items()} == {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
+    built = recurrent("LSTM", I, H, num_layers=2)
+    assert isinstance(built, nn.LSTM) and built.batch_first and built.num_layers == 2
+    assert isinstance(recurrent("gru", I, H, builtin=False), GRU)
+    twin = seqviz_twin(built)
+    x = torch.randn(2, 3, I)
+    close(twin(x)[0], built(x)[0])
+    with pytest.raises(ValueError, match="cell must be one of"):
+        recurrent("cnn", I, H)
