@@ -26,7 +26,8 @@ from .config import model_device, pick_device
 from .memory import activation_bytes
 from .models import KINDS, Forecaster, make_encoder
 
-__all__ = ["markdown_table", "measure", "agreement_rows", "translation_rows", "forecast_rows", "step_cost", "streaming_cost"]
+__all__ = ["markdown_table", "measure", "agreement_rows", "translation_rows", "forecast_rows", "step_cost",
+           "streaming_cost"]
 
 def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torch.Tensor], *,
             loss: Callable | None = None, infer: Callable | None = None, min_time: float = 0.01,

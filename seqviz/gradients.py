@@ -79,7 +79,8 @@ def hidden_grads(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Ten
     return torch.cat(per_direction, dim=-1)  # (T, B, D*H)
 
 
-def hidden_grad_norms(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+def hidden_grad_norms(model: nn.Module, x: torch.Tensor,
+                      loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
     """||dL/dh_t|| for t = 0..T-1: a tensor (T,) on the CPU (a curve to plot), the norm over the whole
     (B, D*hidden) gradient. Runs where the model is.
 
