@@ -1,4 +1,5 @@
-"""Shared by the benchmarks: CSV writing and markdown tables (the files starting with _ are not run by make bench)."""
+"""Shared by the benchmarks: the results folder, the import path and CSV writing (markdown tables:
+:func:`seqviz.measure.markdown_table`; the files starting with _ are not run by make bench)."""
 
 from __future__ import annotations
 
@@ -20,16 +21,3 @@ def write_csv(path, rows: list[dict]) -> Path:
         writer.writeheader()
         writer.writerows(rows)
     return path
-
-
-def fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-    return str(value)
-
-
-def markdown(rows: list[dict], columns: list[str] | None = None) -> str:
-    columns = columns or list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(fmt(r[c]) for c in columns) + " |" for r in rows]
-    return "\n".join(lines)

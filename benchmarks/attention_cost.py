@@ -11,19 +11,16 @@ Usage: ``python benchmarks/attention_cost.py [--quick] [--device cpu|cuda] [--th
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import RESULTS, write_csv
 
 import torch  # noqa: E402
 
 import seqviz as sv  # noqa: E402
-from seqviz.compare import cost_vs_length, crossover, fit_power_law  # noqa: E402
+from seqviz.experiments import cost_vs_length  # noqa: E402
+from seqviz.measure import activation_bytes, crossover, fit_power_law  # noqa: E402
 from seqviz.models import make_block  # noqa: E402
-from seqviz.memory import activation_bytes  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -31,7 +28,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="few short lengths, one repeat")
     parser.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch (default 1)")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "attention_cost.csv"))
+    parser.add_argument("--out", default=str(RESULTS / "attention_cost.csv"))
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     device = sv.pick_device(args.device)
@@ -58,11 +55,7 @@ def main(argv=None) -> int:
             x = torch.randn(8, n, 64, device=device)
             rows.append(dict(device=str(device), threads=args.threads, mode="saved for backward", model=kind, n=n,
                              value=activation_bytes(lambda: block(x)[0].pow(2).mean()), unit="bytes"))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["device", "threads", "mode", "model", "n", "value", "unit"])
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(args.out, rows)
     print(f"wrote {len(rows)} rows to {args.out}")
     return 0
 

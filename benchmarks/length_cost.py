@@ -1,10 +1,10 @@
 """Time and memory of one training step against the sequence length: GRU, LSTM, Transformer encoder (chapter 10).
 
 Each model is one layer of width 64 (torch.nn.GRU, torch.nn.LSTM, and a seqviz
-TransformerEncoderLayer under a causal mask; seqviz.choosing.step_cost, as chapter 10), batch 8,
+TransformerEncoderLayer under a causal mask; seqviz.experiments.step_cost, as chapter 10), batch 8,
 loss = mean square of the output.
-Time: the median seconds of forward + backward (seqviz.compare.time_call). Memory: the
-bytes of the tensors autograd keeps for the backward pass (seqviz.memory.activation_bytes, parameters
+Time: the median seconds of forward + backward (seqviz.measure.time_call). Memory: the
+bytes of the tensors autograd keeps for the backward pass (seqviz.measure.activation_bytes, parameters
 excluded, each storage once),
 i.e. the activation memory a training step adds on top of the weights; it is what
 grows with the length, and it is measured the same way on any device (no allocator
@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 
-from _common import RESULTS, markdown, write_csv
+from _common import RESULTS, write_csv
 
 import torch  # noqa: E402
 
-from seqviz.choosing import step_cost  # noqa: E402
-from seqviz.compare import fit_power_law  # noqa: E402
+from seqviz.experiments import step_cost  # noqa: E402
+from seqviz.measure import fit_power_law, markdown_table  # noqa: E402
 
 
 def main(argv=None) -> list[dict]:
@@ -39,7 +39,7 @@ def main(argv=None) -> list[dict]:
             for r in step_cost(lengths, width=width, batch_size=batch, min_time=min_time, repeats=repeats,
                                progress=False)]
     print(f"training step (forward + backward), batch {batch}, width {width}, {args.threads} thread(s)\n")
-    print(markdown(rows, ["model", "length", "ms_per_step", "saved_MiB"]))
+    print(markdown_table(rows, ["model", "length", "ms_per_step", "saved_MiB"]))
     for kind in ("GRU", "LSTM", "Transformer"):
         mine = [r for r in rows if r["model"] == kind]
         pt, _ = fit_power_law([r["length"] for r in mine], [r["ms_per_step"] for r in mine])

@@ -10,7 +10,6 @@ Usage: ``python benchmarks/notebook_times.py [--modes quick full] [notebooks ...
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
@@ -19,7 +18,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+from _common import RESULTS, ROOT, write_csv
+
 BUDGET = {"quick": 30.0, "full": 180.0}
 
 
@@ -55,22 +55,15 @@ def main(argv=None) -> int:
             row[mode] = run(path, mode)
             print(f"{path.stem}: {mode} {row[mode]:.1f} s", file=sys.stderr)
         rows.append(row)
-    out = ROOT / "benchmarks" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "notebook_times.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["notebook", *args.modes])
-        writer.writeheader()
-        writer.writerows(rows)
-    print("| notebook | " + " | ".join(f"{m} (s, budget {BUDGET[m]:.0f})" for m in args.modes) + " |")
-    print("|---" * (len(args.modes) + 1) + "|")
-    over = 0
-    for row in rows:
-        cells = []
-        for mode in args.modes:
-            flag = "" if row[mode] <= BUDGET[mode] else " (over)"
-            over += bool(flag)
-            cells.append(f"{row[mode]:.1f}{flag}")
-        print(f"| {row['notebook']} | " + " | ".join(cells) + " |")
+    write_csv(RESULTS / "notebook_times.csv", rows)
+    from seqviz.measure import markdown_table
+
+    def seconds(mode):
+        return lambda s: f"{s:.1f}" + ("" if s <= BUDGET[mode] else " (over)")
+
+    print(markdown_table(rows, {"notebook": ("notebook", ""),
+                                **{m: (f"{m} (s, budget {BUDGET[m]:.0f})", seconds(m)) for m in args.modes}}))
+    over = sum(row[mode] > BUDGET[mode] for row in rows for mode in args.modes)
     print("total: " + ", ".join(f"{m} {sum(r[m] for r in rows):.0f} s" for m in args.modes))
     return 1 if over else 0
 

@@ -13,9 +13,11 @@ import csv
 import platform
 from pathlib import Path
 
-from _common import RESULTS, fmt
+from _common import RESULTS
 
 import torch  # noqa: E402
+
+from seqviz.measure import markdown_table  # noqa: E402
 
 TITLES = {
     "recurrent_speed": "From-scratch vs built-in recurrent layers, forward + backward (budgets: scratch/nn <= 1.5x, "
@@ -45,12 +47,10 @@ def table(path: Path, max_rows: int = 60) -> str:
         rows = [{k: _number(v) for k, v in r.items()} for r in csv.DictReader(f)]
     if not rows:
         return "(empty)"
-    columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(fmt(r[c]) for c in columns) + " |" for r in rows[:max_rows]]
+    text = markdown_table(rows[:max_rows])
     if len(rows) > max_rows:
-        lines.append(f"\n({len(rows) - max_rows} more rows in {path.name})")
-    return "\n".join(lines)
+        text += f"\n\n({len(rows) - max_rows} more rows in {path.name})"
+    return text
 
 
 def main(argv=None) -> str:

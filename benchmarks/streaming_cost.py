@@ -4,8 +4,8 @@ A GRU language model carries a fixed-size state: the next token costs the same a
 context. A decoder-only Transformer (seqviz.models.TransformerLM) either re-reads the
 whole prefix for every token ("no cache") or keeps each layer's keys and values ("KV
 cache") and computes one attention row. For each context length n this times one step
-(batch 1, no grad; the median of repeats, via seqviz.compare.time_call) and records the
-bytes the state or cache holds (seqviz.choosing.streaming_cost, as chapter 10).
+(batch 1, no grad; the median of repeats, via seqviz.measure.time_call) and records the
+bytes the state or cache holds (seqviz.experiments.streaming_cost, as chapter 10).
 Writes ``benchmarks/results/streaming_cost.csv``.
 
 Usage: ``python benchmarks/streaming_cost.py [--quick] [--threads N]``
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 
-from _common import RESULTS, markdown, write_csv
+from _common import RESULTS, write_csv
 
 import torch  # noqa: E402
 
-from seqviz.choosing import streaming_cost  # noqa: E402
-from seqviz.compare import fit_power_law  # noqa: E402
+from seqviz.experiments import streaming_cost  # noqa: E402
+from seqviz.measure import fit_power_law, markdown_table  # noqa: E402
 
 
 def main(argv=None) -> list[dict]:
@@ -38,7 +38,7 @@ def main(argv=None) -> list[dict]:
                                     repeats=repeats, progress=False)]
     print(f"per generated token (batch 1, d={d}, {layers} layers, {args.threads} thread(s), "
           f"torch {torch.__version__})\n")
-    print(markdown(rows))
+    print(markdown_table(rows))
     for model in ("GRU", "Transformer (KV cache)", "Transformer (no cache)"):
         mine = [r for r in rows if r["model"] == model]
         p, _ = fit_power_law([r["context"] for r in mine], [r["ms_per_token"] for r in mine])

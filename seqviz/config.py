@@ -7,15 +7,15 @@ the environment themselves: they ask :func:`scaled` for a size.
 Devices, one rule for the whole package:
 
 - **One default.** :func:`pick_device` (cuda, then mps, then cpu). A function that builds or
-  trains a model (``train.fit``, ``compare.learning_curve``, the ``*_rows`` runners and cost
-  functions of ``choosing`` and ``compare``, ``experiments.accuracy_vs_distance``) takes
+  trains a model (``train.fit`` and every runner of :mod:`seqviz.experiments` that builds one: the
+  ``*_rows`` runners, the cost functions, ``learning_curve``, ``accuracy_vs_distance`` ...) takes
   ``device=None``, meaning ``pick_device()``, and places the model there.
 - **Everything else follows the model.** A function or method that receives a model runs where
   its parameters are (:func:`model_device`): it moves the tensors it is given there, creates new
   ones there, and hands back results a caller can print or plot (decoding and recording helpers:
   on the device the inputs came from; curves to plot: on the CPU). This covers ``greedy``,
-  ``log_prob_fn``, ``alignment``, ``rollout``, ``train.evaluate``, ``choosing.measure``,
-  ``compare.accuracy_by_length``, ``trace.hidden_grads`` and ``gradients.rnn_step_jacobians``.
+  ``log_prob_fn``, ``alignment``, ``rollout``, ``train.evaluate``, ``measure.measure``,
+  ``experiments.accuracy_by_length``, ``trace.hidden_grads`` and ``gradients.rnn_step_jacobians``.
 - **A model's forward does not move its inputs** (as in ``torch.nn``): ``forward``, ``encode``,
   ``decode`` and ``step`` of a model whose parameters sit on another device than its inputs raise
   one ``ValueError`` naming both devices (:func:`check_device`), not a CUDA traceback deep inside.

@@ -25,7 +25,7 @@ each factor, the running product and its per-step rate, and give two predictions
 Then the two remedies of chapter 3: clipping (by norm and by value, equal to
 ``torch.nn.utils.clip_grad_norm_`` / ``clip_grad_value_``) and truncated BPTT
 (Williams & Peng, 1990; the module is :class:`seqviz.models.TruncatedBPTT`), whose time and
-memory kept for backward :func:`tbptt_cost` measures (:func:`seqviz.memory.activation_bytes`).
+memory kept for backward :func:`tbptt_cost` measures (:func:`seqviz.measure.activation_bytes`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import torch
 from torch import nn
 
 from .config import model_device
-from .memory import activation_bytes
+from .measure import activation_bytes
 from .models import seqviz_twin as as_seqviz
 from .models._checks import check_positive_int
 

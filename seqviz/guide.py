@@ -1,8 +1,5 @@
 """Chapter 10's decision guide, derived from measurements rather than typed rules.
 
-- :func:`finetune_evidence`: chapter 9's experiment, rerun: pretrain a tiny BERT (masked words and
-  next sentence) on unlabelled text, then fine-tune it and an untrained copy on a few labelled
-  sentences; the test accuracies of both;
 - :func:`collect_evidence`: the numbers the guide reads, from chapter 10's measured rows (the task
   table, the training cost against length, the cost per generated token) and the fine-tuning run,
   each as an :class:`Evidence` with its value and a one-line summary;
@@ -11,24 +8,22 @@
   with a stated tolerance); no answer is fixed in advance;
 - :func:`seed_guide`: the decision guide and final checklist of seed 002 (section 8), row by row,
   each marked *supported*, *contradicted* or *not tested here* by the same evidence;
-- :func:`guide_html`: the live guide's picture.
 
 The seeds' guide follows Devlin et al. (2019) for fine-tuning, Beltagy et al. (2020, Longformer),
 Zaheer et al. (2020, BigBird), Kitaev et al. (2020, Reformer), Sanh et al. (2019, DistilBERT),
 Jiao et al. (2020, TinyBERT), Zhou et al. (2021, Informer) and Wu et al. (2021, Autoformer);
-those models are named, not run, here.
+those models are named, not run, here. It reads the runs of :mod:`seqviz.experiments`. Used by chapter 10.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .book import compare_word
+from .measure import fit_power_law, fitted_growth
 
-__all__ = ["GUIDE_OPTIONS", "Evidence", "collect_evidence", "finetune_evidence", "fitted_growth", "guide_html",
-           "recommend", "seed_guide", "TOLERANCE"]
+__all__ = ["GUIDE_OPTIONS", "Evidence", "collect_evidence", "recommend", "seed_guide", "TOLERANCE"]
 
 GUIDE_OPTIONS = {
     "task": ("classification", "labelling", "translation", "generation", "forecasting"),
@@ -51,76 +46,15 @@ class Evidence:
     source: str
 
 
-# -- chapter 9's experiment, rerun ------------------------------------------------------------------------
-
-
-def finetune_evidence(*, label_count: int = 6, pretrain_steps: int = 1600, finetune_steps: int = 100,
-                      n_docs: int = 2000, n_pairs: int = 4000, copies: int = 3, n_test: int = 400,
-                      d_model: int = 64, num_layers: int = 2, num_heads: int = 4, max_len: int = 24, seed: int = 0,
-                      device=None, progress: bool = True) -> dict:
-    """Pretrain a BertMini on ``n_pairs`` sentence pairs, each masked ``copies`` times (masked words +
-    next sentence), for ``pretrain_steps`` steps, then fine-tune it, and a randomly initialised twin,
-    on ``label_count`` labelled sentences (chapter 9's topic task). The defaults are chapter 9's full
-    settings; ``device`` as :func:`seqviz.train.fit` (default: ``pick_device()``). Returns
-    ``{"pretrained", "scratch"}`` (test accuracies), ``"labels"``,
-    ``"pretrain_steps"``, ``"pretrain_s"`` (seconds) and ``"chance"``."""
-    import copy
-
-    import torch.nn.functional as F
-
-    from .config import seed_everything
-    from .data import (bert_vocab, encode_sentences, nsp_pairs, pretraining_data, topic_corpus,
-                       topic_sentences)
-    from .data.bert_data import TOPIC_NAMES
-    from .models import BertClassifier, BertMini, pretraining_loss
-    from .train import accuracy, evaluate, fit
-
-    if not isinstance(label_count, int) or label_count < 1:
-        raise ValueError(f"label_count must be a positive int, got {label_count!r}")
-    vocab = bert_vocab()
-    pairs = nsp_pairs(topic_corpus(n_docs, seed=seed), n_pairs, seed=seed)
-    train = pretraining_data(pairs, vocab, max_len, copies=copies, seed=seed)
-    seed_everything(seed)
-    bert = BertMini(len(vocab), d_model, num_layers, num_heads, max_len, dropout=0.0)
-    history = fit(bert, train, pretraining_loss, steps=pretrain_steps, batch_size=64, lr=1e-3, seed=seed,
-                  device=device, progress=progress, desc="pretraining (chapter 9's experiment)")
-    labelled = encode_sentences(topic_sentences(label_count, seed=seed + 6), vocab, max_len)
-    test = encode_sentences(topic_sentences(n_test, seed=seed + 5), vocab, max_len)
-    scores = {}
-    for name in ("pretrained", "scratch"):
-        seed_everything(seed)
-        body = copy.deepcopy(bert) if name == "pretrained" else BertMini(len(vocab), d_model, num_layers, num_heads,
-                                                                         max_len, dropout=0.0)
-        classifier = BertClassifier(body, len(TOPIC_NAMES))
-        fit(classifier, labelled, F.cross_entropy, steps=finetune_steps, batch_size=16, lr=1e-3, seed=seed,
-            device=device, progress=False)
-        scores[name] = evaluate(classifier, test, {"accuracy": accuracy}, device=device)["accuracy"]
-    return {**scores, "labels": label_count, "pretrain_steps": pretrain_steps, "pretrain_s": history.seconds,
-            "chance": 1 / len(TOPIC_NAMES)}
-
-
 # -- the evidence ----------------------------------------------------------------------------------------
-
-
-def _fit(xs, ys):
-    from .compare import fit_power_law
-
-    return fit_power_law(xs, ys)
-
-
-def fitted_growth(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """How much ``y`` grows from the first ``x`` to the last, read from a power law fitted to every point
-    (one slow timing at one end moves it less than the ratio of the two end points would)."""
-    p, _ = _fit(xs, ys)
-    return (xs[-1] / xs[0]) ** p
 
 
 def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequence[dict], finetune: dict) -> dict:
     """The guide's evidence, by name, from chapter 10's measured rows.
 
     ``rows``: the task table (``agreement_rows`` + ``translation_rows`` + ``forecast_rows``);
-    ``cost``: :func:`seqviz.choosing.step_cost` rows; ``stream``: :func:`seqviz.choosing.streaming_cost`
-    rows; ``finetune``: :func:`finetune_evidence`'s result.
+    ``cost``: :func:`seqviz.experiments.step_cost` rows; ``stream``: :func:`seqviz.experiments.streaming_cost`
+    rows; ``finetune``: :func:`seqviz.experiments.finetune_evidence`'s result.
     """
     by = {(r["task"], r["model"]): r for r in rows}
     for task in ("agreement", "translation", "forecasting"):
@@ -148,13 +82,13 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
     for kind in ("GRU", "LSTM", "Transformer"):
         ms = [at[kind, n]["ms_per_step"] for n in lengths]
         mib = [at[kind, n]["saved_MiB"] for n in lengths]
-        ev[f"time_exp:{kind}"] = Evidence(_fit(lengths, ms)[0], f"{kind}: training step time ~ n^"
-                                          f"{_fit(lengths, ms)[0]:.2f} over n = {lengths[0]}-{longest}", "10.2")
-        ev[f"mem_exp:{kind}"] = Evidence(_fit(lengths, mib)[0], f"{kind}: activation memory ~ n^"
-                                         f"{_fit(lengths, mib)[0]:.2f} over n = {lengths[0]}-{longest}", "10.2")
-        ev[f"mem_tail:{kind}"] = Evidence(_fit(lengths[-2:], mib[-2:])[0], f"{kind}: local memory exponent "
-                                          f"{_fit(lengths[-2:], mib[-2:])[0]:.2f} between n = {lengths[-2]} "
-                                          f"and {longest}", "10.2")
+        span = f"over n = {lengths[0]}-{longest}"
+        p_time, p_mem = fit_power_law(lengths, ms)[0], fit_power_law(lengths, mib)[0]
+        p_tail = fit_power_law(lengths[-2:], mib[-2:])[0]
+        ev[f"time_exp:{kind}"] = Evidence(p_time, f"{kind}: training step time ~ n^{p_time:.2f} {span}", "10.2")
+        ev[f"mem_exp:{kind}"] = Evidence(p_mem, f"{kind}: activation memory ~ n^{p_mem:.2f} {span}", "10.2")
+        ev[f"mem_tail:{kind}"] = Evidence(p_tail, f"{kind}: local memory exponent {p_tail:.2f} between "
+                                          f"n = {lengths[-2]} and {longest}", "10.2")
     mem_ratio = at["Transformer", longest]["saved_MiB"] / at["GRU", longest]["saved_MiB"]
     ev["mem_ratio:Transformer/GRU"] = Evidence(mem_ratio, f"at n = {longest} a Transformer layer's training step "
                                                f"keeps {at['Transformer', longest]['saved_MiB']:.1f} MiB, a GRU's "
@@ -408,17 +342,3 @@ def seed_guide(evidence: dict) -> list[dict]:
 CHECKLIST = (("What goes in and what comes out?", "task"), ("How much labelled data?", "data"),
              ("How long are the sequences?", "length"), ("What hardware?", "compute"),
              ("Must it answer token by token?", "latency"))
-
-
-def guide_html(advice: dict, evidence: dict):
-    """The live guide's picture: the answer, the reasons, and every measured number behind it.
-    Returns an ``IPython.display.HTML``."""
-    from IPython.display import HTML
-
-    reasons = "".join(f"<li>{html.escape(r)}</li>" for r in advice["reasons"])
-    rows = "".join(f"<li>{html.escape(evidence[k].summary)} <small>(section {html.escape(evidence[k].source)})"
-                   f"</small></li>" for k in dict.fromkeys(advice["evidence"]))
-    choice = ", ".join(f"{k} = {v}" for k, v in advice["choice"].items())
-    return HTML(f"<div class='seqviz-guide'><p><b>Start with: {html.escape(advice['model'])}</b> "
-                f"<small>({html.escape(choice)})</small></p><ul>{reasons}</ul>"
-                f"<p>Measured in this run, and deciding:</p><ul>{rows}</ul></div>")

@@ -13,7 +13,7 @@ sys.path.insert(0, str(BENCH))
 COLUMNS = {
     "streaming_cost": {"model", "context", "ms_per_token", "state_bytes"},
     "length_cost": {"model", "length", "ms_per_step", "saved_MiB"},
-    "widget_latency": {"widget", "median_ms", "max_ms", "budget_ms", "within_budget"},
+    "widget_latency": {"widget", "interaction", "median_ms", "max_ms", "budget_ms", "within_budget"},
     "recurrent_speed": {"model", "builtin_ms", "scratch_ms", "scratch_vs_builtin", "trace_on_vs_off"},
 }
 

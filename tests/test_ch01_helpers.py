@@ -9,7 +9,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from seqviz.viz import accuracy_vs_distance_figure, prediction_bars, prediction_bars_figure, slider_figure  # noqa: E402
+from seqviz.viz import (accuracy_vs_distance_figure, prediction_bars_figure, prediction_bars_plot,  # noqa: E402
+                        slider_figure)
 
 CLASSES = ["dog", "man", "cat"]
 
@@ -73,11 +74,11 @@ def test_accuracy_vs_distance_figure_rejects_bad_input(kwargs):
         accuracy_vs_distance_figure([0, 1, 2], **kwargs)
 
 
-# -- prediction_bars (matplotlib) --------------------------------------------------------------
+# -- prediction_bars_plot (matplotlib) --------------------------------------------------------
 
 
 def test_prediction_bars_highlights_each_models_answer():
-    fig = prediction_bars({"bag of words": [0.2, 0.7, 0.1], "RNN": torch.tensor([0.8, 0.1, 0.1])}, CLASSES)
+    fig = prediction_bars_plot({"bag of words": [0.2, 0.7, 0.1], "RNN": torch.tensor([0.8, 0.1, 0.1])}, CLASSES)
     axes = fig.axes
     assert len(axes) == 2
     assert axes[0].get_title().startswith("bag of words: man")
@@ -94,7 +95,7 @@ def test_prediction_bars_highlights_each_models_answer():
 @pytest.mark.parametrize("probs", [{}, {"a": [0.5, 0.5]}])
 def test_prediction_bars_rejects_bad_input(probs):
     with pytest.raises(ValueError):
-        prediction_bars(probs, CLASSES)
+        prediction_bars_plot(probs, CLASSES)
 
 
 # -- exercises of chapter 1 --------------------------------------------------------------------

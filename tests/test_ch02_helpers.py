@@ -8,7 +8,7 @@ import torch
 
 from seqviz.exercises import run_checker
 from seqviz.viz import reading_figure, sentences_figure, sticky_note_widget
-from seqviz.viz.sticky_note import NoteCanvas, loop_diagram, require_known_words, step_changes
+from seqviz.viz import NoteCanvas, loop_diagram, require_known_words, step_changes
 
 WORDS = ["the", "keys", "key", "near", "old", "cabinet", "cabinets"]
 

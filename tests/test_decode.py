@@ -141,21 +141,21 @@ def test_a_model_that_returns_logits_or_the_wrong_shape_is_a_clear_error():
 
 
 def test_the_tree_figures_draw_a_record():
-    from seqviz.viz import beam_tree_figure, beam_tree_slider
+    from seqviz.viz import beam_tree_figure, beam_tree_slider_figure
 
     hyps, record = beam_search(random_model(5, 2, 0.5), BOS, EOS, beam_size=3, max_len=4, return_record=True)
     labels = ["<bos>", "<eos>", "a", "b", "c"]
     fig = beam_tree_figure(record.nodes, labels, record.best, title="tree")
     assert len(fig.data) == 5 and len(fig.data[4].x) == len(hyps[0].tokens)
-    slider = beam_tree_slider(record.nodes, labels, record.best, title="tree")
+    slider = beam_tree_slider_figure(record.nodes, labels, record.best, title="tree")
     assert len(slider.layout.sliders[0].steps) == max(n["step"] for n in record.nodes)
     with pytest.raises(ValueError, match="labels has 2 entries"):
         beam_tree_figure(record.nodes, labels[:2])
     import matplotlib.pyplot as plt
 
-    from seqviz.viz import beam_tree
+    from seqviz.viz import beam_tree_plot
 
-    figure = beam_tree(record.nodes, labels, record.best, title="tree")
+    figure = beam_tree_plot(record.nodes, labels, record.best, title="tree")
     assert figure.axes[0].get_title() == "tree"
     plt.close(figure)
 

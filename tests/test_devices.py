@@ -224,9 +224,9 @@ def test_gradient_recorders_follow_the_model():
 
 
 def test_measure_and_comparisons_follow_the_model():
-    from seqviz.choosing import measure
+    from seqviz.experiments import accuracy_by_length, learning_curve
+    from seqviz.measure import measure
     from seqviz.models import Forecaster
-    from seqviz.compare import accuracy_by_length, learning_curve
 
     torch.manual_seed(0)
     forecaster = Forecaster("GRU", 6)
@@ -253,8 +253,7 @@ def test_measure_and_comparisons_follow_the_model():
 
 
 def test_cost_functions_run_on_the_default_device():
-    from seqviz.choosing import step_cost, streaming_cost
-    from seqviz.compare import cost_vs_batch, cost_vs_length
+    from seqviz.experiments import cost_vs_batch, cost_vs_length, step_cost, streaming_cost
 
     fast = dict(min_time=1e-4, repeats=1, progress=False)
     expected_steps = step_cost([4, 8], ("GRU", "Transformer"), width=8, batch_size=2, **fast)
@@ -279,8 +278,7 @@ def test_cost_functions_run_on_the_default_device():
 
 
 def test_chapter_runners_give_the_cpus_numbers_on_the_accelerator():
-    from seqviz.choosing import agreement_rows, forecast_rows, translation_rows
-    from seqviz.experiments import accuracy_vs_distance
+    from seqviz.experiments import accuracy_vs_distance, agreement_rows, forecast_rows, translation_rows
     from seqviz.models import GRU
 
     def run():
@@ -302,6 +300,32 @@ def test_chapter_runners_give_the_cpus_numbers_on_the_accelerator():
     for (_, score, memory), (_, want_score, want_memory) in zip(rows, expected_rows):
         # memory is not compared: torch.nn's recurrent layers save different tensors on a CPU (oneDNN) and elsewhere
         assert score == pytest.approx(want_score, abs=1e-6) and memory > 0
+
+
+def test_seed_runners_train_on_the_accelerator_and_give_the_cpus_numbers():
+    from seqviz.experiments import (accuracy_vs_distance, accuracy_vs_train_size, exact_match, retest,
+                                    train_translators)
+    from seqviz.models import GRU, Seq2Seq
+
+    data = (_ids(6, 5), torch.tensor([5, 5, 4, 3, 2, 1]), _ids(6, 4), _ids(6, 4))
+    args = dict(n_test=8, embed_size=8, progress=False)
+
+    def run():
+        table = accuracy_vs_distance({"GRU": lambda e: GRU(e, 6)}, [0, 2], [0], 3, n_train=30, keep_models=True,
+                                     **args)
+        sizes = accuracy_vs_train_size({"GRU": lambda e: GRU(e, 6)}, [6], [0], 2, distances=[0, 1], **args)
+        runs = train_translators({"s": lambda: Seq2Seq(10, 10, 8, 6)}, data, data, [0], 2, batch_size=4,
+                                 keep_models=True, progress=False)
+        model = runs.models["s"][0]
+        return (retest(table, [1], n_test=8).accuracy["GRU"], sizes.train["GRU"], runs.curves["s"],
+                exact_match(model, data)), model
+
+    expected, _ = run()
+    with emulated_accelerator():
+        got, model = run()
+        assert next(model.parameters()).device.type == "meta", "train_translators' default is pick_device()"
+    close(got[:3], expected[:3])
+    assert got[3] == pytest.approx(expected[3])
 
 
 # -- 3. value checks: on CPU inputs always, on an accelerator under SEQVIZ_DEBUG --------------------------------------

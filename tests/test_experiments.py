@@ -1,4 +1,5 @@
-"""seqviz.experiments.accuracy_vs_distance: shapes, determinism, the table and its checks."""
+"""seqviz.experiments: accuracy_vs_distance (shapes, determinism, the table and its checks), repeat_over_seeds and
+SeedTable."""
 
 import pytest
 import torch
@@ -65,36 +66,9 @@ def test_clear_errors():
         accuracy_vs_distance(lambda e: nn.Linear(e, 4), [2], [0], 1, n_train=10, n_test=5, progress=False)
 
 
-# --- count_parameters, match_parameters, repeat_over_seeds / SeedTable ---------------------------------------
+# --- repeat_over_seeds / SeedTable ----------------------------------------------------------------------------
 
-from seqviz.experiments import SeedTable, count_parameters, match_parameters, repeat_over_seeds  # noqa: E402
-
-
-def gru_parameters(input_size, hidden_size):
-    # PyTorch's GRU: three gates, each W_ih (H x I), W_hh (H x H) and two biases of H
-    return 3 * (hidden_size * input_size + hidden_size * hidden_size + 2 * hidden_size)
-
-
-def test_count_parameters_matches_the_formula_and_counts_a_tied_weight_once():
-    assert count_parameters(nn.GRU(5, 7)) == gru_parameters(5, 7)
-    tied = nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False))
-    tied[1].weight = tied[0].weight
-    assert count_parameters(tied) == 40
-    with pytest.raises(ValueError, match="Module"):
-        count_parameters(torch.zeros(3))
-
-
-def test_match_parameters_picks_the_nearest_size():
-    make = lambda h: nn.GRU(16, h)  # noqa: E731
-    target = gru_parameters(16, 30) + 5
-    size, count = match_parameters(make, target, range(10, 50))
-    assert (size, count) == (30, gru_parameters(16, 30))
-    # no size in range reaches the target: the largest is nearest
-    assert match_parameters(make, 10**9, [4, 8, 12])[0] == 12
-    with pytest.raises(ValueError, match="sizes"):
-        match_parameters(make, target, [])
-    with pytest.raises(ValueError, match="target"):
-        match_parameters(make, 0, [4])
+from seqviz.experiments import SeedTable, repeat_over_seeds  # noqa: E402
 
 
 def test_repeat_over_seeds_collects_every_run_in_order():

@@ -1,4 +1,5 @@
-"""seqviz.experiments runners for the seed claims: retest, accuracy_vs_train_size, train_translators."""
+"""seqviz.experiments runners for the seed claims: retest, accuracy_vs_train_size, train_translators; and the
+translation measures beside them (exact_match, accuracy_by_length, learning_curve)."""
 
 import pytest
 import torch
@@ -6,9 +7,9 @@ from torch import nn
 
 from seqviz.data import (agreement_task, agreement_vocab, pairs_to_tensors, to_tensors, translation_task,
                          translation_vocabs)
-from seqviz.experiments import (accuracy_vs_distance, accuracy_vs_train_size, exact_match, retest,
-                                train_translators)
-from seqviz.models import Seq2Seq, sequence_accuracy
+from seqviz.experiments import (accuracy_by_length, accuracy_vs_distance, accuracy_vs_train_size, exact_match,
+                                learning_curve, retest, train_translators)
+from seqviz.models import Seq2Seq, TransformerSeq2Seq, sequence_accuracy
 from seqviz.train import accuracy, evaluate
 
 ARGS = dict(n_train=60, n_test=20, embed_size=8, progress=False, device="cpu")
@@ -103,3 +104,27 @@ def test_train_translators_clear_errors():
         train_translators(make, train, train, [0], 2, eval_every=5)
     with pytest.raises(ValueError, match="steps"):
         train_translators(make, train, train, [0], 0)
+
+
+def test_accuracy_by_length_is_exact_match_per_length():
+    valid, src_vocab, tgt_vocab = translation_data(40, 3)
+    torch.manual_seed(0)
+    model = Seq2Seq(len(src_vocab), len(tgt_vocab), 8, 8).train()
+    src, lengths, tgt_in, tgt_out = valid
+    acc = accuracy_by_length(model, src, lengths, tgt_out, batch_size=7)  # batches that split the lengths
+    assert sorted(acc) == sorted(set(lengths.tolist())) and model.training
+    for n, value in acc.items():
+        keep = lengths == n
+        assert value == pytest.approx(exact_match(model, (src[keep], lengths[keep], tgt_in[keep], tgt_out[keep])))
+
+
+def test_learning_curve_chunks_and_times():
+    model = TransformerSeq2Seq(14, 14, d_model=8, num_heads=2, dim_feedforward=16, max_len=8)
+    src = torch.tensor([[4, 5, 0], [6, 7, 8]])
+    data = (src, torch.tensor([2, 3]), torch.tensor([[2, 4, 5, 0], [2, 6, 7, 8]]),
+            torch.tensor([[4, 5, 3, 0], [6, 7, 8, 3]]))
+    curve = learning_curve(model, data, data, steps=4, points=2, device="cpu")
+    assert curve["steps"] == [2, 4] and curve["seconds"][1] >= curve["seconds"][0] > 0
+    assert all(0 <= a <= 1 for a in curve["accuracy"])
+    with pytest.raises(ValueError, match="points"):
+        learning_curve(model, data, data, steps=2, points=3)

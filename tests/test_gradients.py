@@ -18,7 +18,7 @@ from seqviz.gradients import (
     rnn_step_jacobians,
     tbptt_cost,
 )
-from seqviz.memory import activation_bytes
+from seqviz.measure import activation_bytes
 from seqviz.models import RNN, TruncatedBPTT
 from seqviz.trace import hidden_grad_norms
 
@@ -185,14 +185,14 @@ def test_tbptt_cost_reports_time_and_memory():
 
 
 def test_decay_figures_drop_what_a_log_axis_cannot_show():
-    from seqviz.viz import decay, decay_figure
+    from seqviz.viz import decay_figure, decay_plot
 
     t = torch.arange(1, 6)
     norms = torch.tensor([0.0, 1e-3, float("nan"), 1e-1, 1.0])
     fig = decay_figure({"measured": (t, norms)}, {"predicted": (t, 0.5 ** (5 - t))}, y_range=(1e-4, 10))
     assert [tr.line.dash for tr in fig.data] == ["solid", "dash"] and fig.layout.yaxis.type == "log"
     assert math.isnan(fig.data[0].y[0]) and fig.data[0].y[1] == pytest.approx(1e-3)
-    figure = decay({"measured": (t, norms)}, {"predicted": (t, 0.5 ** (5 - t))})
+    figure = decay_plot({"measured": (t, norms)}, {"predicted": (t, 0.5 ** (5 - t))})
     assert figure.axes[0].get_yscale() == "log" and len(figure.axes[0].lines) == 2
     with pytest.raises(ValueError, match="at least one"):
         decay_figure({})

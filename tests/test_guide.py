@@ -4,8 +4,9 @@ import itertools
 
 import pytest
 
-from seqviz.guide import (GUIDE_OPTIONS, VERDICTS, collect_evidence, finetune_evidence, guide_html, recommend,
-                          seed_guide)
+from seqviz.experiments import finetune_evidence
+from seqviz.guide import GUIDE_OPTIONS, VERDICTS, collect_evidence, recommend, seed_guide
+from seqviz.viz import guide_html
 
 KINDS = ("RNN", "GRU", "LSTM", "Transformer")
 
@@ -128,12 +129,3 @@ def test_finetune_evidence_runs_small():
     assert 0 <= out["pretrained"] <= 1 and 0 <= out["scratch"] <= 1 and out["labels"] == 6
     with pytest.raises(ValueError, match="label_count"):
         finetune_evidence(label_count=0)
-
-
-def test_fitted_growth_reads_every_point():
-    from seqviz.guide import fitted_growth
-
-    assert fitted_growth([1, 2, 4, 8], [1, 2, 4, 8]) == pytest.approx(8.0)  # linear: a factor 8 over 1..8
-    assert fitted_growth([16, 64], [0.1, 0.4]) == pytest.approx(4.0)
-    # one slow first timing: the end points say it fell 10x, the fit over all four much less
-    assert 1 / 10 < fitted_growth([1, 2, 4, 8], [10, 1, 1, 1]) < 1.0

@@ -7,8 +7,7 @@ import pytest
 import torch
 
 from seqviz.models import MultiHeadAttention
-from seqviz.viz import head_view_widget
-from seqviz.viz.heads_live import HeadsCanvas
+from seqviz.viz import HeadsCanvas, head_view_widget
 
 LAYERS, HEADS = 2, 3
 

@@ -1,5 +1,10 @@
 """Figures and widgets: data in, figure out; clear errors; the book renderer ships no plotly.js."""
 
+import json
+import os
+import subprocess
+import sys
+
 import ipywidgets as widgets
 import matplotlib
 import numpy as np
@@ -7,7 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 from seqviz import viz
-from seqviz.viz.interactive import BookRenderer
+from seqviz.viz import BookRenderer
 
 
 def test_slider_figure_precomputes_every_step():
@@ -36,15 +41,61 @@ def test_book_renderer_emits_html_without_plotly_js():
     assert "Plotly.newPlot" in html and len(html) < 50_000  # plotly.js itself is 4.8 MB
 
 
+def test_importing_viz_changes_neither_the_plotly_renderer_nor_the_matplotlib_backend():
+    """Even during a book build (SEQVIZ_BOOK=1), importing every viz module leaves global state alone."""
+    probe = """
+import importlib, json, pkgutil, matplotlib, plotly.io as pio
+def state():
+    return [pio.renderers.default, repr(dict.__getitem__(matplotlib.rcParams, "backend")), sorted(pio.renderers)]
+before = state()
+import seqviz.viz
+for module in pkgutil.walk_packages(seqviz.viz.__path__, "seqviz.viz."):
+    importlib.import_module(module.name)
+print(json.dumps([before, state()]))
+"""
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"} | {"SEQVIZ_BOOK": "1"}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
+    before, after = json.loads(out.splitlines()[-1])
+    assert after == before, f"importing seqviz.viz changed (renderer, backend, renderers) from {before} to {after}"
+
+
+def test_use_book_renderer_switches_plotly_only_in_a_book_build(monkeypatch):
+    import plotly.io as pio
+
+    from seqviz import config
+
+    monkeypatch.setattr(pio.renderers, "default", pio.renderers.default)  # restored after the test
+    default = pio.renderers.default
+    monkeypatch.setattr(config, "BOOK", False)
+    assert viz.use_book_renderer() is False and pio.renderers.default == default
+    monkeypatch.setattr(config, "BOOK", True)
+    assert viz.use_book_renderer() is True and pio.renderers.default == "seqviz_book"
+    bundle = pio.renderers["seqviz_book"].to_mimebundle(viz.lines_figure({"a": ([0, 1], [1, 2])}).to_dict())
+    assert set(bundle) == {"text/html"} and "Plotly.newPlot" in bundle["text/html"]
+
+
+def test_every_chapter_switches_on_the_book_renderer_in_its_imports_cell():
+    """Importing seqviz.viz no longer does it, so a chapter without the call would lose its plotly figures
+    in the book (myst-nb drops plotly's own mime type)."""
+    from pathlib import Path
+
+    chapters = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert chapters
+    for path in chapters:
+        code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        imports = "".join(code[1]["source"])  # the first code cell is the Colab install
+        assert "import seqviz as sv" in imports and "\nsv.viz.use_book_renderer()" in imports, path.name
+
+
 def test_static_figures_and_errors():
-    fig = viz.heatmap(np.random.randn(3, 4), ["a", "b", "c", "d"], ["x", "y", "z"], highlight_column=1)
+    fig = viz.heatmap_plot(np.random.randn(3, 4), ["a", "b", "c", "d"], ["x", "y", "z"], highlight_column=1)
     assert isinstance(fig, matplotlib.figure.Figure)
     with pytest.raises(ValueError, match="x_labels has 2 labels for 4 columns"):
-        viz.heatmap(np.random.randn(3, 4), ["a", "b"])
+        viz.heatmap_plot(np.random.randn(3, 4), ["a", "b"])
     with pytest.raises(ValueError, match="2-D"):
-        viz.heatmap(np.zeros(3))
+        viz.heatmap_plot(np.zeros(3))
     with pytest.raises(ValueError, match="x has 2 points but y has 3"):
-        viz.lines({"a": ([0, 1], [1, 2, 3])})
+        viz.lines_plot({"a": ([0, 1], [1, 2, 3])})
 
 
 def test_live_view_redraws_times_and_shows_errors_as_messages():
@@ -54,7 +105,7 @@ def test_live_view_redraws_times_and_shows_errors_as_messages():
         calls.append(n)
         if n > 5:
             raise ValueError("n is too big")
-        return viz.lines({"n": (list(range(n)), list(range(n)))})
+        return viz.lines_plot({"n": (list(range(n)), list(range(n)))})
 
     slider = widgets.IntSlider(value=2, min=1, max=10)
     view = viz.live(render, n=slider)
@@ -80,7 +131,7 @@ def test_in_the_book_a_live_view_shows_a_still_with_a_note(monkeypatch):
     from seqviz import config
 
     monkeypatch.setattr(config, "BOOK", True)
-    view = viz.live(lambda n: viz.lines({"n": (list(range(n)), list(range(n)))}), n=widgets.IntSlider(value=3))
+    view = viz.live(lambda n: viz.lines_plot({"n": (list(range(n)), list(range(n)))}), n=widgets.IntSlider(value=3))
     bundle = view._repr_mimebundle_()
     assert "data:image/png;base64," in bundle["text/html"] and "Colab" in bundle["text/html"]
     assert "n = 3" in bundle["text/html"] and "application/vnd.jupyter.widget-view+json" not in bundle

@@ -12,7 +12,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .registry import as_number, compare_tensors, exercise
+from ..measure import count_parameters
+from .registry import as_number, cell_cases, compare_tensors, exercise
 
 # -- ex1: one step ------------------------------------------------------------------------------
 
@@ -39,13 +40,10 @@ def check_rnn_step(answer):
     if not callable(answer):
         return False, "answer should be your function rnn_step (the function itself, without calling it)."
     generator = torch.Generator().manual_seed(2)
-    for batch, input_size, hidden_size in ((3, 4, 5), (1, 2, 7), (6, 5, 3)):
-        cell = nn.RNNCell(input_size, hidden_size)
-        x = torch.randn(batch, input_size, generator=generator)
-        h = torch.randn(batch, hidden_size, generator=generator).tanh()
+    for (batch, input_size, hidden_size), x, h, weights, expected in cell_cases(
+            nn.RNNCell, ((3, 4, 5), (1, 2, 7), (6, 5, 3)), generator, squash_state=True):
         with torch.no_grad():
-            expected = cell(x, h)  # (B, H)
-            got = answer(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+            got = answer(x, h, *weights)
         ok, message = compare_tensors(got, expected, f"rnn_step for batch {batch}, input {input_size}, "
                                                      f"hidden {hidden_size}")
         if not ok:
@@ -73,7 +71,7 @@ def check_count(answer):
     if not callable(answer):
         return False, "answer should be a function rnn_parameters(input_size, hidden_size) returning an int."
     for input_size, hidden_size in ((1, 1), (3, 5), (16, 32), (100, 7)):
-        expected = sum(p.numel() for p in nn.RNN(input_size, hidden_size).parameters())
+        expected = count_parameters(nn.RNN(input_size, hidden_size))
         got = as_number(answer(input_size, hidden_size), "an int (the number of parameters)")
         if got != expected:
             hint = ""

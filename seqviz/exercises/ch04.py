@@ -10,7 +10,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .registry import as_number, compare_tensors, exercise
+from ..measure import count_parameters
+from .registry import as_number, cell_cases, compare_tensors, exercise
 
 # -- ex1: one GRU step ------------------------------------------------------------------------------
 
@@ -71,16 +72,10 @@ def check_gru_step(answer):
     if not callable(answer):
         return False, "answer should be your function gru_step(x, h, weight_ih, weight_hh, bias_ih, bias_hh)."
     generator = torch.Generator().manual_seed(4)
-    for batch, input_size, hidden_size in ((5, 3, 4), (1, 6, 2), (8, 2, 7)):  # one sequence, and H != D
-        cell = nn.GRUCell(input_size, hidden_size)
+    sizes = ((5, 3, 4), (1, 6, 2), (8, 2, 7))  # one sequence, and H != D
+    for (batch, input_size, hidden_size), x, h, weights, expected in cell_cases(nn.GRUCell, sizes, generator,
+                                                                                large_weights=True):
         with torch.no_grad():
-            for p in cell.parameters():
-                p.copy_(torch.randn(p.shape, generator=generator))  # large weights: gates far from 0.5
-        x = torch.randn(batch, input_size, generator=generator)  # (B, I)
-        h = torch.randn(batch, hidden_size, generator=generator)  # (B, H)
-        weights = (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
-        with torch.no_grad():
-            expected = cell(x, h)
             got = answer(x, h, *weights)
         ok, message = compare_tensors(got, expected, f"your h_t (batch {batch}, input {input_size}, hidden "
                                                      f"{hidden_size})")
@@ -131,7 +126,7 @@ def check_count(answer):
 
     for kind, cell in CELLS.items():
         for input_size, hidden_size in ((3, 5), (32, 64), (100, 7)):
-            expected = sum(p.numel() for p in cell.builtin(input_size, hidden_size).parameters())
+            expected = count_parameters(cell.builtin(input_size, hidden_size))
             got = as_number(answer(kind, input_size, hidden_size), "an int (the number of parameters)")
             if got != expected:
                 hint = ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from ..models.attention import AdditiveAttention, padding_mask
+from ..measure import count_parameters
 from .registry import as_number, compare_tensors, exercise
 
 # -- ex1: the weights ---------------------------------------------------------------------------
@@ -88,7 +89,7 @@ def check_count(answer):
     if not callable(answer):
         return False, "answer should be your function attention_parameters(query_size, key_size, attention_size)."
     for q, k, a in ((1, 1, 1), (64, 128, 64), (5, 7, 3)):
-        expected = sum(p.numel() for p in AdditiveAttention(q, k, a).parameters())
+        expected = count_parameters(AdditiveAttention(q, k, a))
         got = as_number(answer(q, k, a), "an int")
         if got != expected:
             return False, (f"AdditiveAttention({q}, {k}, {a}) has {expected} parameters, you count {got:g}. Count "

@@ -11,6 +11,7 @@ import torch
 
 from ..data.bert_data import CLS, MASK, PAD, SEP, mask_tokens, segment_ids_for
 from ..models.bert import BertMini
+from ..measure import count_parameters
 from .registry import as_number, as_sequence, exercise
 
 # -- ex1: 80/10/10 ---------------------------------------------------------------------------------------------
@@ -151,7 +152,7 @@ def check_segments(answer):
 
 
 def _count(vocab_size, d_model, num_layers, max_len, dim_feedforward):
-    return sum(p.numel() for p in BertMini(vocab_size, d_model, num_layers, 2, max_len, dim_feedforward).parameters())
+    return count_parameters(BertMini(vocab_size, d_model, num_layers, 2, max_len, dim_feedforward))
 
 
 def _formula(vocab_size, d_model, num_layers, max_len, dim_feedforward):

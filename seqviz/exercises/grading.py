@@ -26,7 +26,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from .registry import EXERCISES, Feedback, as_number, as_sequence, compare_tensors, keep_random_state, run_checker
+from ..measure import count_parameters
+from .registry import (EXERCISES, Feedback, as_number, as_sequence, cell_cases, compare_tensors, keep_random_state,
+                       run_checker)
 
 HIDDEN: dict[str, Callable] = {}
 
@@ -164,24 +166,29 @@ def _receptive_field(answer, g):
 # -- chapter 2 -------------------------------------------------------------------------------------------
 
 
-@hidden("ch02.ex1")
-def _rnn_step(answer, g):
-    for dtype in (torch.float32, torch.float64):
-        B, D, H = _randint(g, 1, 6), _randint(g, 1, 9), _randint(g, 1, 9)
-        cell = nn.RNNCell(D, H).to(dtype)
-        x, h = torch.randn(B, D, generator=g, dtype=dtype), torch.randn(B, H, generator=g, dtype=dtype).tanh()
+def _agrees_with_cell(answer, cell_type, name, sizes, g, where, squash_state=False):
+    """(ok, message): ``answer(x, h, weight_ih, weight_hh, bias_ih, bias_hh)`` against ``cell_type`` on the
+    :func:`~seqviz.exercises.registry.cell_cases` of ``sizes`` (``where`` says which, in the message of a pass)."""
+    for (B, D, H, dtype), x, h, weights, expected in cell_cases(cell_type, sizes, g, squash_state=squash_state):
         with torch.no_grad():
-            ok, message = _same(answer(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), cell(x, h),
-                                f"rnn_step with B={B}, D={D}, H={H}, {dtype}")
+            ok, message = _same(answer(x, h, *weights), expected, f"{name} with B={B}, D={D}, H={H}, {dtype}")
         if not ok:
             return ok, message
-    return True, "rnn_step agrees with nn.RNNCell in float32 and float64, at other sizes"
+    return True, f"{name} agrees with nn.{cell_type.__name__} {where}"
+
+
+@hidden("ch02.ex1")
+def _rnn_step(answer, g):
+    sizes = [(_randint(g, 1, 6), _randint(g, 1, 9), _randint(g, 1, 9), dtype) for dtype in (torch.float32,
+                                                                                            torch.float64)]
+    return _agrees_with_cell(answer, nn.RNNCell, "rnn_step", sizes, g, "in float32 and float64, at other sizes",
+                             squash_state=True)
 
 
 @hidden("ch02.ex2")
 def _rnn_count(answer, g):
     cases = [(_randint(g, 1, 300), _randint(g, 1, 300)) for _ in range(10)]
-    return _agree(answer, lambda i, h: sum(p.numel() for p in nn.RNN(i, h).parameters()), cases, "rnn_parameters")
+    return _agree(answer, lambda i, h: count_parameters(nn.RNN(i, h)), cases, "rnn_parameters")
 
 
 @hidden("ch02.ex4")
@@ -228,15 +235,8 @@ def _clip(answer, g):
 
 @hidden("ch04.ex1")
 def _gru_step(answer, g):
-    for dtype, (B, D, H) in ((torch.float64, (1, 1, 1)), (torch.float32, (_randint(g, 2, 9), _randint(g, 1, 9), 5))):
-        cell = nn.GRUCell(D, H).to(dtype)
-        x, h = torch.randn(B, D, generator=g, dtype=dtype), torch.randn(B, H, generator=g, dtype=dtype)
-        with torch.no_grad():
-            ok, message = _same(answer(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), cell(x, h),
-                                f"gru_step with B={B}, D={D}, H={H}, {dtype}")
-        if not ok:
-            return ok, message
-    return True, "gru_step agrees with nn.GRUCell for one unit in float64 and at another size"
+    sizes = [(1, 1, 1, torch.float64), (_randint(g, 2, 9), _randint(g, 1, 9), 5, torch.float32)]
+    return _agrees_with_cell(answer, nn.GRUCell, "gru_step", sizes, g, "for one unit in float64 and at another size")
 
 
 @hidden("ch04.ex2")
@@ -244,8 +244,7 @@ def _gate_count(answer, g):
     from ..models import CELLS
 
     cases = [(kind, _randint(g, 1, 200), _randint(g, 1, 200)) for kind in CELLS for _ in range(2)]
-    return _agree(answer, lambda k, i, h: sum(p.numel() for p in CELLS[k].builtin(i, h).parameters()), cases,
-                  "n_params")
+    return _agree(answer, lambda k, i, h: count_parameters(CELLS[k].builtin(i, h)), cases, "n_params")
 
 
 # -- chapter 5 -------------------------------------------------------------------------------------------
@@ -337,7 +336,7 @@ def _attention_count(answer, g):
     from ..models.attention import AdditiveAttention
 
     cases = [(_randint(g, 1, 100), _randint(g, 1, 100), _randint(g, 1, 100)) for _ in range(4)]
-    return _agree(answer, lambda q, k, a: sum(p.numel() for p in AdditiveAttention(q, k, a).parameters()), cases,
+    return _agree(answer, lambda q, k, a: count_parameters(AdditiveAttention(q, k, a)), cases,
                   "attention_parameters")
 
 
@@ -438,7 +437,7 @@ def _bert_count(answer, g):
     from ..models.bert import BertMini
 
     def count(V, d, L, P, f):
-        return sum(p.numel() for p in BertMini(V, d, L, 2, P, f).parameters())
+        return count_parameters(BertMini(V, d, L, 2, P, f))
 
     cases = [(_randint(g, 10, 500), 2 * _randint(g, 1, 16), _randint(g, 1, 3), _randint(g, 4, 64),
               _randint(g, 4, 64)) for _ in range(2)]

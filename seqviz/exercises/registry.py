@@ -163,3 +163,27 @@ def compare_tensors(got, expected: torch.Tensor, what: str, atol: float = 1e-5, 
     if not torch.allclose(got.detach().double(), expected.detach().double(), atol=atol, rtol=rtol):
         return False, f"{what} has the right shape but differs from the reference by up to {error:.3g}."
     return True, f"{what} matches the reference (max difference {error:.1e})."
+
+
+def cell_cases(cell_type, sizes, generator: torch.Generator, *, squash_state: bool = False,
+               large_weights: bool = False):
+    """The cases of a "one step of a cell" exercise (chapter 2's RNN step, chapter 4's GRU step, their hidden tests).
+
+    For each ``(batch, input_size, hidden_size)`` or ``(batch, input_size, hidden_size, dtype)`` in ``sizes``:
+    a fresh ``cell_type(input_size, hidden_size)`` (``torch.nn.RNNCell``, ``torch.nn.GRUCell``), with weights drawn
+    from ``generator`` if ``large_weights`` (gates far from 0.5), then ``x`` (B, I) and ``h`` (B, H) from
+    ``generator`` (``h`` through a tanh with ``squash_state``, as a tanh cell's state is). Yields
+    ``(size, x, h, weights, expected)``: ``weights = (weight_ih, weight_hh, bias_ih, bias_hh)`` in PyTorch's
+    order, the arguments a student's step takes after ``x, h``, and ``expected = cell(x, h)``.
+    """
+    for size in sizes:
+        batch, input_size, hidden_size, dtype = (*size, torch.float32)[:4]
+        cell = cell_type(input_size, hidden_size).to(dtype)
+        with torch.no_grad():
+            if large_weights:
+                for p in cell.parameters():
+                    p.copy_(torch.randn(p.shape, generator=generator, dtype=dtype))
+            x = torch.randn(batch, input_size, generator=generator, dtype=dtype)  # (B, I)
+            h = torch.randn(batch, hidden_size, generator=generator, dtype=dtype)  # (B, H)
+            h = h.tanh() if squash_state else h
+            yield size, x, h, (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), cell(x, h)

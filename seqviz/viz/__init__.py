@@ -1,61 +1,77 @@
-"""Figures and widgets. Plotting takes tensors and labels, never models.
+"""Figures and widgets, one module per view family. Plotting takes tensors and labels, never models.
 
-- :mod:`.static`: matplotlib figures (for print and for widgets' output);
-- :mod:`.interactive`: plotly figures that stay interactive in the static book
-  (slider steps are precomputed);
-- :mod:`.widgets`: ipywidgets views that recompute live in a kernel;
-- :mod:`.sticky_note`: chapter 2's views of a hidden state rewritten token by token;
-- :mod:`.beam_tree`: chapter 6's beam search drawn as a tree;
-- :mod:`.gates`, :mod:`.gates_live`: chapter 4's gates over a sentence and the conveyor belt;
-- :mod:`.heads`, :mod:`.heads_live`: chapter 8's head view (figure and live widget), positional encodings and
-  cost plots;
-- :mod:`.bertviz_bridge`: bertviz's head and model views with every script served locally (chapters 8, 9).
+Each family offers, over the same data-in API, what its chapter needs of: a plotly figure for the
+static book, a matplotlib plot, and a live widget with its fast picture.
 
-Under ``SEQVIZ_BOOK=1`` (set by ``make book``) plotly figures render as HTML that
-expects one site-wide copy of plotly.js, which the book serves itself.
+- :mod:`.basic`: heatmaps, lines and the slider figure (every chapter);
+- :mod:`.predictions`: a model's probabilities over the classes as bars (chapters 1 and 5);
+- :mod:`.distance`: accuracy against distance (chapters 1, 3 and 4);
+- :mod:`.sticky_note`: a hidden state rewritten token by token (chapter 2);
+- :mod:`.gradients`: gradient norms and Jacobian products decaying with the step (chapters 3 and 4);
+- :mod:`.gates`: the gates over a sentence and the conveyor belt (chapter 4);
+- :mod:`.diagrams`: the recurrent loop and the LSTM cell, drawn once (chapters 2 and 4);
+- :mod:`.beams`: beam search drawn as a tree (chapter 6);
+- :mod:`.heads`: attention heads, figure and live widget (chapters 8 and 9); :mod:`.bertviz_bridge`:
+  bertviz's head and model views with every script served locally (chapters 8 and 9);
+- :mod:`.positions`: positional encodings (chapter 8); :mod:`.costs`: cost against length (chapter 8);
+- :mod:`.guide`: chapter 10's decision guide as HTML;
+- :mod:`.live_view`: the live-view machinery (:func:`live`, :func:`sentence_view`);
+- :mod:`.book`: the book's plotly renderer (:func:`use_book_renderer`);
+- ``_plumbing``: private plumbing shared by all of them (arrays in, labels, PNG, blitting).
+
+Names follow one scheme:
+
+- ``X_figure``: a plotly ``Figure``; slider steps are precomputed, so it stays interactive in the
+  static book, without a kernel;
+- ``X_plot``: a matplotlib ``Figure`` drawn from data;
+- ``X_diagram``: a matplotlib schematic of a model, drawn once (no data);
+- ``X_widget``: a live ipywidgets view (a :class:`LiveView`) that recomputes in a kernel;
+- ``XPicture``: a fast, redrawable matplotlib picture for a live view: ``picture.show(data)`` returns
+  a PNG ``Image``; the axes are drawn once and only what changes is redrawn (blitting);
+- ``XCanvas``: one sentence's picture, drawn once; ``canvas.show(position)`` moves through it
+  (a step, a start token, a layer and head);
+- ``X_html`` and ``bertviz_X_view``: an HTML view (ours, or bertviz's);
+- any other name is a computation or a check the views share (:func:`step_changes`,
+  :func:`forget_survival`, :func:`to_bertviz`, :func:`require_known_words`) or live-view machinery.
+
+Importing ``seqviz.viz`` changes no global state: neither plotly's default renderer nor matplotlib's
+backend. The book build switches plotly to its renderer explicitly: every chapter's imports cell
+calls :func:`use_book_renderer`, which does so only while the book is built (``SEQVIZ_BOOK=1``).
 """
 
-from .beam_tree import beam_tree, beam_tree_figure, beam_tree_slider
+from .basic import HeatmapPicture, heatmap_figure, heatmap_plot, lines_figure, lines_plot, slider_figure
+from .beams import BeamTreePicture, beam_tree_figure, beam_tree_plot, beam_tree_slider_figure
 from .bertviz_bridge import bertviz_head_view, bertviz_model_view
-from .gates import (
-    accuracy_spread_figure,
-    conveyor_belt_figure,
-    forget_survival,
-    gate_heatmaps_figure,
-    gate_slider_figure,
-)
-from .gates_live import gates_picture, gates_widget, lstm_cell_diagram
-from .heads import (cost_figure, head_view_figure, position_similarity_figure, positional_encoding_figure,
-                    to_bertviz)
-from .heads_live import head_view_widget
-from .interactive import (
-    accuracy_vs_distance_figure,
-    decay_figure,
-    heatmap_figure,
-    lines_figure,
-    prediction_bars_figure,
-    slider_figure,
-    use_book_renderer,
-)
-from .static import decay, heatmap, lines, prediction_bars
-from .sticky_note import reading_figure, sentences_figure, sticky_note_widget
-from .widgets import live, sentence_view
-
-use_book_renderer(only_if_env=True)
+from .book import BookRenderer, use_book_renderer
+from .costs import cost_figure
+from .diagrams import loop_diagram, lstm_cell_diagram
+from .distance import accuracy_spread_figure, accuracy_vs_distance_figure
+from .gates import (GatesCanvas, conveyor_belt_figure, forget_survival, gate_heatmaps_figure, gate_slider_figure,
+                    gates_plot, gates_widget)
+from .gradients import DecayPicture, decay_figure, decay_plot
+from .guide import guide_html
+from .heads import HeadsCanvas, head_view_figure, head_view_widget, to_bertviz
+from .live_view import LiveView, live, require_known_words, sentence_view
+from .positions import position_similarity_figure, positional_encoding_figure
+from .predictions import PredictionBarsPicture, prediction_bars_figure, prediction_bars_plot
+from .sticky_note import NoteCanvas, reading_figure, sentences_figure, step_changes, sticky_note_widget
 
 __all__ = [
-    # general
-    "heatmap", "heatmap_figure", "lines", "lines_figure", "live", "sentence_view", "slider_figure",
-    "use_book_renderer",
+    # general: building blocks, live views, the book's renderer
+    "BookRenderer", "HeatmapPicture", "LiveView", "heatmap_figure", "heatmap_plot", "lines_figure", "lines_plot",
+    "live", "require_known_words", "sentence_view", "slider_figure", "use_book_renderer",
     # chapters 1-3
-    "accuracy_vs_distance_figure", "decay", "decay_figure", "prediction_bars", "prediction_bars_figure",
-    "reading_figure", "sentences_figure", "sticky_note_widget",
+    "DecayPicture", "PredictionBarsPicture", "accuracy_vs_distance_figure", "decay_figure", "decay_plot",
+    "prediction_bars_figure", "prediction_bars_plot",
+    "NoteCanvas", "loop_diagram", "reading_figure", "sentences_figure", "step_changes", "sticky_note_widget",
     # chapter 4
-    "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
-    "gate_slider_figure", "gates_picture", "gates_widget", "lstm_cell_diagram",
+    "GatesCanvas", "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
+    "gate_slider_figure", "gates_plot", "gates_widget", "lstm_cell_diagram",
     # chapter 6
-    "beam_tree", "beam_tree_figure", "beam_tree_slider",
+    "BeamTreePicture", "beam_tree_figure", "beam_tree_plot", "beam_tree_slider_figure",
     # chapters 8 and 9
-    "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure", "head_view_widget",
+    "HeadsCanvas", "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure", "head_view_widget",
     "position_similarity_figure", "positional_encoding_figure", "to_bertviz",
+    # chapter 10
+    "guide_html",
 ]

@@ -1,33 +1,35 @@
-"""Chapter 8's views: attention heads, positional encodings and cost against length.
+"""Attention heads (chapters 8 and 9): the head view as a plotly figure and as a live widget.
 
-- :func:`head_view_figure`: a plotly head view with a layer slider and a head slider (and
-  an "average" head), token labels on both axes. The two sliders compose without a kernel:
-  the head slider chooses which trace is visible, the layer slider rewrites every trace's
-  data (a plotly ``restyle``), so any layer and head can be reached in any order (its live
-  counterpart, :func:`seqviz.viz.heads_live.head_view_widget`, numbers them the same way);
-- :func:`to_bertviz`: our tensors in the shape ``bertviz.head_view`` / ``model_view`` take
-  (a list over layers of (1, heads, T, T)); :mod:`.bertviz_bridge` draws them with no network;
-- :func:`positional_encoding_figure` and :func:`position_similarity_figure`: the sinusoid
-  table and how alike the codes of two positions are;
-- :func:`cost_figure`: measured times on log-log axes with fitted power laws and their crossover.
+- :func:`head_view_figure`: plotly, every layer and head, one heatmap at a time, chosen by a layer
+  slider and a head slider (and an "average" head). The two sliders compose without a kernel: the
+  head slider chooses which trace is visible, the layer slider rewrites every trace's data (a plotly
+  ``restyle``), so any layer and head can be reached in any order;
+- :class:`HeadsCanvas`: one sentence's attention (every layer and head) as a matplotlib heatmap drawn
+  once; :meth:`HeadsCanvas.show` swaps in another layer's or head's weights and redraws only the
+  image and the title over the saved background;
+- :func:`head_view_widget`: the live view built on it: a text box per sentence, a layer slider and a
+  head slider counted from 1 as :func:`head_view_figure` counts them (the last head step is the mean);
+- :func:`to_bertviz`: our tensors in the shape ``bertviz.head_view`` / ``model_view`` take (a list
+  over layers of (1, heads, T, T)); :mod:`.bertviz_bridge` draws them with no network.
 
 Like every view here, these take tensors and labels, never models.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from .interactive import _np, _unique
+from ._plumbing import Blitter, as_array, label_columns, label_rows, unique_labels
 
 
 def _layers(attentions, name="attentions") -> list[np.ndarray]:
-    """A list over layers of (heads, Tq, Tk) arrays, from (heads, Tq, Tk) or (1, heads, Tq, Tk) tensors or a 4-D stack."""
+    """A list over layers of (heads, Tq, Tk) arrays, from (heads, Tq, Tk) or (1, heads, Tq, Tk) tensors or a
+    4-D stack."""
     if hasattr(attentions, "dim") or isinstance(attentions, np.ndarray):
-        arr = _np(attentions)
+        arr = as_array(attentions)
         if arr.ndim == 3:
             attentions = [arr]
         elif arr.ndim == 4:
@@ -38,7 +40,7 @@ def _layers(attentions, name="attentions") -> list[np.ndarray]:
         raise ValueError(f"{name} must be a non-empty list over layers of (heads, Tq, Tk) tensors")
     out = []
     for i, layer in enumerate(attentions):
-        arr = _np(layer)
+        arr = as_array(layer)
         if arr.ndim == 4 and arr.shape[0] == 1:
             arr = arr[0]
         if arr.ndim != 3:
@@ -77,7 +79,7 @@ def head_view_figure(attentions, tokens: Sequence[str], query_tokens: Sequence[s
     def mats(arr):  # the z of every trace for one layer: each head, then the mean
         return [np.round(m, 4).tolist() for m in arr] + ([np.round(arr.mean(0), 4).tolist()] if average else [])
 
-    x, y = _unique(keys), _unique(queries)
+    x, y = unique_labels(keys), unique_labels(queries)
     head_names = [str(h + 1) for h in range(H)] + (["mean"] if average else [])
     fig = go.Figure()
     for h, z in enumerate(mats(layers[layer])):
@@ -123,60 +125,96 @@ def to_bertviz(attentions, tokens: Sequence[str], batch_index: int = 0) -> list:
     return out
 
 
-def positional_encoding_figure(pe, *, title: str = "", height: int = 360) -> go.Figure:
-    """The (positions, d_model) table as a heatmap: position down, dimension across."""
-    z = _np(pe)
-    if z.ndim != 2:
-        raise ValueError(f"pe must be (positions, d_model), got shape {z.shape}")
-    fig = go.Figure(go.Heatmap(z=np.round(z, 3), colorscale="RdBu", zmid=0, zmin=-1, zmax=1,
-                               hovertemplate="position %{y}, dim %{x}<br>%{z:.3f}<extra></extra>"))
-    fig.update_layout(title=title, height=height, xaxis_title="dimension i", yaxis_title="position",
-                      yaxis_autorange="reversed", margin=dict(l=60, r=20, t=50 if title else 20, b=50))
-    return fig
+class HeadsCanvas:
+    """Every layer and head of one sentence's self-attention, shown one at a time."""
+
+    def __init__(self, attentions, tokens: Sequence[str], dpi: int = 90):
+        from matplotlib.figure import Figure
+
+        self.layers = np.stack(_layers(attentions))  # (L, H, T, T)
+        L, H, T, T_keys = self.layers.shape
+        self.tokens = [str(t) for t in tokens]
+        if T != T_keys or len(self.tokens) != T:
+            raise ValueError(f"the live head view needs self-attention over the tokens: weights are ({T} queries x "
+                             f"{T_keys} keys) for {len(self.tokens)} tokens")
+        self.means = self.layers.mean(1)  # (L, T, T)
+        side = min(max(3.2, 0.32 * T + 1.6), 9.0)
+        self.fig = Figure(figsize=(side + 1.3, side), dpi=dpi)
+        ax = self.fig.add_axes((0.2, 0.04, 0.62, 0.74))
+        self.image = ax.imshow(self.layers[0, 0], cmap="Blues", vmin=0, vmax=1, interpolation="nearest",
+                               aspect="auto")
+        size = 9 if T <= 24 else 6
+        pad = label_columns(ax, self.tokens, top=True, rotation=60, ha="left", fontsize=size)
+        ax.xaxis.set_label_position("top")
+        ax.set_xlabel("key (attended to)", fontsize=9, labelpad=pad)
+        ax.set_ylabel("query (attending)", fontsize=9, labelpad=label_rows(ax, self.tokens, fontsize=size))
+        # the colour bar in fixed axes: a third of the time of fitting it beside the heatmap
+        bar = self.fig.colorbar(self.image, cax=self.fig.add_axes((0.85, 0.04, 0.03, 0.74)))
+        bar.set_label("weight", fontsize=9)
+        self.title = self.fig.suptitle("", fontsize=10, x=0.02, ha="left")
+        self.blitter = Blitter(self.fig, [self.image, self.title])
+
+    def show(self, layer: int, head: int | None):
+        """The weights of ``layer`` and ``head`` (indices from 0; ``head=None`` for the mean) as a PNG Image."""
+        L, H = self.layers.shape[:2]
+        if not 0 <= layer < L or (head is not None and not 0 <= head < H):
+            raise ValueError(f"layer must be in 0..{L - 1} and head in 0..{H - 1} (or None for the mean), "
+                             f"got {layer} and {head}")
+        weights = self.means[layer] if head is None else self.layers[layer, head]
+        self.image.set_data(weights)
+        self.title.set_text(f"layer {layer + 1}, head {'mean' if head is None else head + 1}")
+        return self.blitter.frame()
 
 
-def position_similarity_figure(pe, *, title: str = "", height: int = 380) -> go.Figure:
-    """Cosine similarity between the codes of every two positions (positions x positions)."""
-    z = _np(pe)
-    if z.ndim != 2:
-        raise ValueError(f"pe must be (positions, d_model), got shape {z.shape}")
-    unit = z / np.linalg.norm(z, axis=1, keepdims=True).clip(1e-12)
-    sim = unit @ unit.T
-    fig = go.Figure(go.Heatmap(z=np.round(sim, 3), colorscale="Viridis",
-                               hovertemplate="positions %{y} and %{x}<br>cosine %{z:.3f}<extra></extra>"))
-    fig.update_layout(title=title, height=height, xaxis_title="position", yaxis_title="position",
-                      yaxis_autorange="reversed", margin=dict(l=60, r=20, t=50 if title else 20, b=50))
-    return fig
+def head_view_widget(attend: Callable, *, num_layers: int, num_heads: int, title: str = "",
+                     max_words: int = 64, **sentences: str):
+    """The live head view: a text box per sentence, a layer slider and a head slider, one picture.
 
+    ``sentences`` name the text boxes and their first values (``sentence="..."``, or
+    ``sentence_a=..., sentence_b=...``); ``attend(**sentences)`` returns ``(tokens, attentions)``,
+    the attentions as :func:`seqviz.viz.head_view_figure` takes them (a list over layers of
+    (heads, T, T) or (1, heads, T, T)). A ``ValueError`` from it (an unknown word, say) is shown as a
+    message, and so are an empty box and a box of more than ``max_words`` words. The sliders count
+    layers from 1 to ``num_layers`` and heads from 1 to ``num_heads``, then "mean". Only the latest
+    sentences' picture is kept, so moving a slider only redraws. Returns the ``LiveView``.
+    """
+    import ipywidgets as widgets
 
-def cost_figure(lengths: Sequence[int], times: Mapping[str, Sequence[float]],
-                fits: Mapping[str, tuple[float, float]] | None = None, crossover: float | None = None, *,
-                title: str = "", ylabel: str = "seconds per call", height: int = 400) -> go.Figure:
-    """Measured times (markers) against length on log-log axes, with fitted ``c * n^p`` (dashed) and,
-    if given, a dotted vertical line at the crossover length."""
-    if not times:
-        raise ValueError("cost_figure() needs at least one series {label: times}")
-    x = _np(lengths)
-    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
-    fig = go.Figure()
-    for i, (name, t) in enumerate(times.items()):
-        y = _np(t)
-        if y.shape != x.shape:
-            raise ValueError(f"{name!r}: {y.size} times for {x.size} lengths")
-        colour = colours[i % len(colours)]
-        fig.add_trace(go.Scatter(x=x, y=y, mode="markers+lines", name=name, line=dict(color=colour, width=1),
-                                 hovertemplate=f"{name}<br>n = %{{x}}<br>%{{y:.3g}} s<extra></extra>"))
-        if fits and name in fits:
-            p, c = fits[name]
-            grid = np.geomspace(x.min(), x.max(), 50)
-            fig.add_trace(go.Scatter(x=grid, y=c * grid ** p, mode="lines", name=f"{name}: fit n^{p:.2f}",
-                                     line=dict(color=colour, dash="dash"), hoverinfo="skip"))
-    if crossover is not None:
-        fig.add_vline(x=crossover, line=dict(color="gray", dash="dot"))
-        fig.add_annotation(x=np.log10(crossover), y=1, yref="paper", text=f"fits cross at n ≈ {crossover:.0f}",
-                           showarrow=False, yanchor="bottom")
-    fig.update_layout(title=title, height=height, xaxis_title="sequence length n", yaxis_title=ylabel,
-                      margin=dict(l=60, r=20, t=60, b=50))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    from .live_view import live
+
+    if not callable(attend):
+        raise ValueError(f"attend must be a function (**sentences) -> (tokens, attentions), "
+                         f"got {type(attend).__name__}")
+    if not sentences or not all(isinstance(text, str) for text in sentences.values()):
+        raise ValueError(f"head_view_widget() needs sentences as text, e.g. sentence='the cat sat', got {sentences}")
+    if num_layers < 1 or num_heads < 1:
+        raise ValueError(f"num_layers and num_heads must be at least 1, got {num_layers} and {num_heads}")
+    heads = [str(h + 1) for h in range(num_heads)] + ["mean"]
+    cache: dict = {}
+
+    def canvas(texts: tuple) -> HeadsCanvas:
+        if texts not in cache:
+            for name, text in texts:  # (a box over max_words words is answered by the LiveView itself)
+                if not text.split():
+                    raise ValueError(f"type a sentence in the box '{name}' (words separated by spaces)")
+            tokens, attentions = attend(**dict(texts))
+            drawn = HeadsCanvas(attentions, tokens)
+            L, H = drawn.layers.shape[:2]
+            if (L, H) != (num_layers, num_heads):
+                raise ValueError(f"attend() returned {L} layers of {H} heads; the view was built for {num_layers} "
+                                 f"layers of {num_heads} heads")
+            cache.clear()  # one set of sentences at a time: memory stays flat however long the reader types
+            cache[texts] = drawn
+        return cache[texts]
+
+    def render(layer, head, **texts):
+        layer = min(max(int(layer), 1), num_layers)  # a slider at either end stays in range
+        index = heads.index(head) if head in heads else num_heads
+        return canvas(tuple(texts.items())).show(layer - 1, None if index == num_heads else index)
+
+    boxes = {name: widgets.Text(value=text, description=name.replace("_", " "), continuous_update=False,
+                                layout=widgets.Layout(width="360px"))
+             for name, text in sentences.items()}
+    return live(render, title=title, max_words=max_words, **boxes,
+                layer=widgets.IntSlider(value=1, min=1, max=num_layers, description="layer"),
+                head=widgets.SelectionSlider(options=heads, value=heads[0], description="head"))

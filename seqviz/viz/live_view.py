@@ -1,4 +1,11 @@
-"""Live ipywidgets views: controls on top, a figure below that is redrawn on every change.
+"""The live-view machinery: controls on top, a picture below that is redrawn on every change.
+
+- :class:`LiveView` and :func:`live`: any ``render(**values)`` behind ipywidgets controls, timed;
+- :func:`sentence_view`: a sentence box and a token slider over a per-sentence canvas (chapters 2 and 4);
+- :func:`require_known_words`: a friendly ``ValueError`` for words a model has never seen (chapters 2 and 4).
+
+Every chapter's live views (chapters 1 to 10) are built on :func:`live`; the view families
+(:mod:`.sticky_note`, :mod:`.gates`, :mod:`.heads` ...) supply the pictures.
 
 Every live view has a static counterpart (a plotly slider figure) that the book shows.
 While the book is built (``seqviz.BOOK``), a view displays a still of its first picture
@@ -11,10 +18,12 @@ from __future__ import annotations
 import base64
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 import ipywidgets as widgets
+
 from .. import config
+from ._plumbing import figure_png
 
 STILL_NOTE = ("A still of a live view: run this chapter in Colab or Jupyter (the rocket icon at the top) "
               "to move its controls.")
@@ -94,12 +103,7 @@ def _message(text: str, kind: str) -> dict:
 
 
 def _png(figure) -> str:
-    from io import BytesIO
-
-    buffer = BytesIO()
-    # no bbox_inches="tight": it draws the figure twice; zlib level 1: a small image, encoded fast
-    figure.savefig(buffer, format="png", dpi=80, pil_kwargs={"compress_level": 1})
-    return base64.b64encode(buffer.getvalue()).decode()
+    return base64.b64encode(figure_png(figure, dpi=80)).decode()
 
 
 def _mimebundle(figure) -> dict:
@@ -125,9 +129,9 @@ def _still_html(figure, data: dict) -> str:
     if "image/png" in data:
         return f"<img alt='live view' src='data:image/png;base64,{data['image/png']}'/>"
     if hasattr(figure, "to_plotly_json"):
-        from .interactive import BookRenderer
+        from .book import book_html
 
-        return BookRenderer().to_mimebundle(figure.to_dict())["text/html"]
+        return book_html(figure)
     return data.get("text/html") or f"<pre>{html.escape(data.get('text/plain', ''))}</pre>"
 
 
@@ -184,3 +188,21 @@ def sentence_view(read: Callable, sentence: str, *, slider: str, description: st
         return canvas(sentence).show(values[slider])
 
     return live(render, title=title, max_words=max_words, sentence=text, **{slider: position})
+
+
+def require_known_words(tokens: Sequence[str], known: Iterable[str], show: int = 12) -> None:
+    """Raise a friendly ``ValueError`` if a token is not in ``known`` (a vocabulary's words).
+
+    The message names the unknown words and shows some words the model does know, so a
+    live widget can print it instead of a traceback.
+    """
+    known = list(known)
+    known_set = set(known)
+    if not tokens:
+        raise ValueError("the sentence is empty: type a few words, for example 'the keys near the old cabinet'")
+    unknown = [t for t in dict.fromkeys(tokens) if t not in known_set]
+    if unknown:
+        words = ", ".join(f"'{w}'" for w in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        sample = ", ".join(known[:show])
+        raise ValueError(f"this model has never seen {words}; it only knows {len(known)} words, "
+                         f"such as {sample} ...")

@@ -1,10 +1,12 @@
-"""seqviz.compare.softmax_attention_gradients / attention_gradients (chapter 8's "why sqrt(d)"): the gradient
+"""seqviz.experiments.attention (chapter 8's "why sqrt(d)"): softmax rows saturate without the scale, the gradient
 against the softmax Jacobian written out, and the starvation of unscaled scores at large widths."""
+
+import math
 
 import pytest
 import torch
 
-from seqviz.compare import attention_gradients, softmax_attention_gradients
+from seqviz.experiments import attention_entropy, attention_gradients, softmax_attention_gradients
 
 
 def test_softmax_attention_gradients_match_the_softmax_jacobian():
@@ -33,3 +35,15 @@ def test_attention_gradients_starve_without_the_scale():
     assert raw["query_median"][1] < 0.01 * scaled["query_median"][1] and raw["starved"][1] > 0.5
     assert attention_gradients([1], samples=4, scaled=True) == attention_gradients([1], samples=4, scaled=False)
 
+
+
+def test_attention_entropy_saturates_without_the_scale():
+    scaled = attention_entropy([4, 256], scaled=True)
+    raw = attention_entropy([4, 256], scaled=False)
+    assert raw[1] < 1.0 < scaled[1] and abs(scaled[0] - scaled[1]) < 0.5
+    assert max(scaled) <= math.log(32) + 1e-9  # at most uniform weights over the 32 keys
+    # one row by hand: the entropy of softmax(q k^T / sqrt(d))
+    g = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(1, 32, 4, generator=g, dtype=torch.float64) for _ in range(2))
+    p = (q @ k.transpose(1, 2) / 2).softmax(-1)
+    assert attention_entropy([4], samples=1) == [pytest.approx(float(-(p * p.log()).sum(-1).mean()))]

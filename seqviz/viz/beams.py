@@ -1,4 +1,9 @@
-"""The beam as a tree (chapter 6): plotly figures drawn from a beam search's record.
+"""The beam as a tree (chapter 6), drawn from a beam search's record.
+
+- :func:`beam_tree_figure`: plotly, the tree up to a step; :func:`beam_tree_slider_figure`: the same
+  with a slider over the steps (precomputed, works without a kernel);
+- :func:`beam_tree_plot`: matplotlib, the finished tree in the same layout and colours;
+- :class:`BeamTreePicture`: the same picture for a live view (axes drawn once per number of steps).
 
 The functions take the ``nodes`` of a :class:`seqviz.decode.SearchRecord` (dicts with
 ``id``, ``parent``, ``token``, ``step``, ``log_prob``, ``score``, ``status``), the ids of
@@ -11,7 +16,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .interactive import slider_figure
+from ._plumbing import Blitter
+from .basic import slider_figure
 
 STYLE = {  # status -> (legend name, colour, symbol)
     "kept": ("kept in the beam", "#1f77b4", "circle"),
@@ -114,8 +120,8 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
     return fig
 
 
-def beam_tree_slider(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
-                     height: int = 420) -> go.Figure:
+def beam_tree_slider_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+                            height: int = 420) -> go.Figure:
     """The same tree with a slider over steps (precomputed: works without a kernel)."""
     nodes = list(nodes)
     _check(nodes, labels)
@@ -125,39 +131,113 @@ def beam_tree_slider(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
     return slider_figure(frames, title=title, slider_label="step", active=last - 1)
 
 
-def beam_tree(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
-              size=(7.0, 3.4)):
-    """The finished search tree as a matplotlib Figure (for the live widget; same layout and colours)."""
-    import matplotlib.pyplot as plt
+_MARKERS = {"circle": "o", "square": "s", "x": "x"}
 
-    nodes = list(nodes)
-    _check(nodes, labels)
-    y, by_id = _layout(nodes), {n["id"]: n for n in nodes}
-    fig, ax = plt.subplots(figsize=size)
+
+def _tree_axes(fig, steps: int):
+    """The tree's axes, drawn the same for every search of ``steps`` steps: columns, legend, no y ticks.
+
+    Node heights are scaled into [0, 1] (:func:`_tree_artists`), so the axes do not depend
+    on the tree and a live view can draw them once (blitting).
+    """
+    from matplotlib.lines import Line2D
+
+    ax = fig.add_subplot()
     fig.subplots_adjust(left=0.03, right=0.98, top=0.9, bottom=0.14)  # fixed margins: faster than a layout engine
-    for n in nodes:
-        if n["parent"] is not None:
-            p = by_id[n["parent"]]
-            ax.plot([p["step"], n["step"]], [y[p["id"]], y[n["id"]]], color="#cccccc", lw=1, zorder=1)
+    ax.set_xlim(-0.4, steps + 0.4)
+    ax.set_ylim(1.38, -0.12)  # the best child on top; the bottom fifth left free for the legend
+    ax.set_yticks([])
+    ax.set_xticks(range(0, steps + 1))
+    ax.set_xlabel("step (generated tokens)")
+    handles = [Line2D([], [], color="#ff7f0e", lw=3, label="best hypothesis")]
+    handles += [Line2D([], [], color=colour, marker=_MARKERS[symbol], ls="", label=name)
+                for name, colour, symbol in STYLE.values()]
+    ax.legend(handles=handles, fontsize=7, frameon=False, loc="lower left", ncol=2)
+    return ax
+
+
+def _tree_artists(ax, nodes, labels, best) -> list:
+    """Add the tree's edges, best path, nodes and labels to ``ax``; return them."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.transforms import offset_copy
+
+    raw, by_id = _layout(nodes), {n["id"]: n for n in nodes}
+    top = max(raw.values()) or 1.0
+    y = {k: v / top for k, v in raw.items()}
+    artists = [LineCollection([[(by_id[n["parent"]]["step"], y[n["parent"]]), (n["step"], y[n["id"]])]
+                               for n in nodes if n["parent"] is not None], colors="#cccccc", linewidths=1, zorder=1)]
+    ax.add_collection(artists[0], autolim=False)
     path, node = [], by_id.get(best[0]) if best else None
     while node is not None:
         path.append(node)
         node = by_id.get(node["parent"])
     if path:
-        ax.plot([n["step"] for n in path], [y[n["id"]] for n in path], color="#ff7f0e", lw=3, zorder=2,
-                label="best hypothesis")
-    for status, (name, colour, symbol) in STYLE.items():
+        artists += ax.plot([n["step"] for n in path], [y[n["id"]] for n in path], color="#ff7f0e", lw=3, zorder=2,
+                           scalex=False, scaley=False)
+    above = offset_copy(ax.transData, fig=ax.figure, y=6, units="points")
+    for status, (_, colour, symbol) in STYLE.items():
         group = [n for n in nodes if (n["status"] in ("finished", "cut") if status == "finished"
                                       else n["status"] == status or (status == "kept" and n["status"] == "root"))]
-        marker = {"circle": "o", "square": "s", "x": "x"}[symbol]
-        ax.scatter([n["step"] for n in group], [y[n["id"]] for n in group], c=colour, marker=marker, zorder=3,
-                   s=40 if status != "pruned" else 25, label=name)
+        if not group:
+            continue
+        artists.append(ax.scatter([n["step"] for n in group], [y[n["id"]] for n in group], c=colour,
+                                  marker=_MARKERS[symbol], zorder=3, s=40 if status != "pruned" else 25))
         for n in group if status != "pruned" else ():  # pruned candidates unlabelled: faster, less clutter
-            ax.annotate(str(labels[n["token"]]), (n["step"], y[n["id"]]), textcoords="offset points", xytext=(0, 6),
-                        ha="center", fontsize=8)
-    ax.invert_yaxis()
-    ax.set_yticks([])
-    ax.set_xticks(range(0, max(n["step"] for n in nodes) + 1))
-    ax.set(xlabel="step (generated tokens)", title=title)
-    ax.legend(fontsize=7, frameon=False, loc="lower left", ncol=2)
+            artists.append(ax.text(n["step"], y[n["id"]], str(labels[n["token"]]), transform=above, ha="center",
+                                   va="bottom", fontsize=8))
+    return artists
+
+
+def beam_tree_plot(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+                   size=(7.0, 3.4), steps: int | None = None):
+    """The finished search tree as a matplotlib Figure (same layout and colours as :func:`beam_tree_figure`).
+
+    ``steps`` fixes the x-axis to that many steps (default: the deepest node's). A live view
+    that redraws the tree on every change uses :class:`BeamTreePicture` (the same picture,
+    its axes drawn once).
+    """
+    from matplotlib.figure import Figure
+
+    nodes = list(nodes)
+    _check(nodes, labels)
+    fig = Figure(figsize=size)  # outside pyplot: a live view draws it once and drops it
+    ax = _tree_axes(fig, steps if steps is not None else max(n["step"] for n in nodes))
+    _tree_artists(ax, nodes, labels, best)
+    ax.set_title(title)
     return fig
+
+
+class BeamTreePicture:
+    """:func:`beam_tree_plot` for a live view (chapter 6): the axes are drawn once per number of steps.
+
+    ``picture.show(nodes, labels, best, title=..., steps=...)`` returns a PNG ``Image``;
+    only the tree and the title are drawn per call, over the saved axes (blitting). Give
+    ``steps`` (the search's ``max_len``) so that a new beam size reuses the same axes.
+    """
+
+    def __init__(self, size=(7.0, 3.4), keep: int = 4):
+        self.size, self.keep = size, keep
+        self._drawn: dict = {}
+
+    def show(self, nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
+             steps: int | None = None):
+        from matplotlib.figure import Figure
+
+        nodes = list(nodes)
+        _check(nodes, labels)
+        steps = max(steps if steps is not None else 0, max(n["step"] for n in nodes))
+        if steps not in self._drawn:
+            if len(self._drawn) >= self.keep:
+                self._drawn.pop(next(iter(self._drawn)))
+            fig = Figure(figsize=self.size)
+            ax = _tree_axes(fig, steps)
+            heading = ax.set_title(" ")
+            self._drawn[steps] = (Blitter(fig, [heading]), ax, heading)
+        blitter, ax, heading = self._drawn[steps]
+        heading.set_text(title)
+        artists = _tree_artists(ax, nodes, labels, best)
+        try:
+            return blitter.frame(*artists)
+        finally:
+            for artist in artists:
+                artist.remove()

@@ -1,18 +1,13 @@
-"""Chapter 4's views of gated recurrent networks: gates over a sentence and the cell state as a conveyor belt.
+"""Chapter 4's gates as plotly figures (precomputed sliders: they work in the static book).
 
-Everything here takes tensors and token labels, never a model (Hochreiter & Schmidhuber, 1997;
-Gers et al., 2000, for the forget gate; Cho et al., 2014, for the GRU):
+- :func:`gate_heatmaps_figure`: one panel per gate (tokens down, hidden units across);
+- :func:`gate_slider_figure`: the same for several sentences, a slider picks one;
+- :func:`conveyor_belt_figure`: survival on the belt from a chosen token onwards, a slider picks the token.
 
-- :func:`forget_survival`: how much of the cell state after step t is still on the belt at step s,
-  the product of the forget gates in between;
-- :func:`gate_heatmaps_figure`: plotly, one panel per gate (tokens down, hidden units across);
-- :func:`gate_slider_figure`: the same for several sentences, a slider picks one (precomputed);
-- :func:`conveyor_belt_figure`: plotly, survival from a chosen token onwards, a slider picks the token;
-- :func:`accuracy_spread_figure`: accuracy against distance, mean line and the range over seeds;
-- the live view for a typed sentence (matplotlib) is in :mod:`.gates_live`.
-
-Gates are passed as ``{name: (T, H)}`` for one sentence: ``trace[name][layer, b]`` of a seqviz
-LSTM or GRU. Gate names in :data:`SIGMOID_GATES` are drawn on a fixed 0..1 scale.
+Every view of the family takes ``(tokens, gates)`` in that order (as :func:`.pictures.gates_plot`
+does), gates as ``{name: (T, H)}`` for one sentence: ``trace[name][layer, b]`` of a seqviz
+LSTM or GRU (Hochreiter & Schmidhuber, 1997; Gers et al., 2000, for the forget gate; Cho et al.,
+2014, for the GRU).
 """
 
 from __future__ import annotations
@@ -24,67 +19,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .interactive import _np
-
-SIGMOID_GATES = ("forget", "input", "output", "update", "reset")
-GATE_COLORSCALE = "Viridis"  # gates in [0, 1]
-VALUE_COLORSCALE = "RdBu_r"  # candidate, c and h: signed
+from .._plumbing import as_array
+from .data import GATE_COLORSCALE, SIGMOID_GATES, VALUE_COLORSCALE, check_gates, forget_survival
 
 
-# -- checks and the survival product ------------------------------------------------------------
-
-
-def _gates(gates: Mapping[str, object], tokens: Sequence[str], units=None):
-    """Validate one sentence's gates; return (tokens, {name: (T, H') array}, unit indices)."""
-    if not isinstance(gates, Mapping) or not gates:
-        raise ValueError("gates must be a non-empty dict {name: (T, H) tensor}, e.g. {'forget': trace['forget'][0, 0]}")
-    tokens = [str(t) for t in tokens]
-    if not tokens:
-        raise ValueError("the sentence is empty: give at least one token")
-    arrays = {}
-    for name, values in gates.items():
-        array = _np(values)
-        if array.ndim != 2:
-            raise ValueError(f"gate {name!r} must be (T, H) = (tokens, hidden units) for one sentence, "
-                             f"got shape {array.shape}; pick one layer and one sentence, e.g. trace[{name!r}][0, 0]")
-        if array.shape[0] != len(tokens):
-            raise ValueError(f"gate {name!r} has {array.shape[0]} time steps but there are {len(tokens)} tokens; "
-                             "expected one row per token")
-        arrays[str(name)] = array
-    widths = {a.shape[1] for a in arrays.values()}
-    if len(widths) != 1:
-        raise ValueError(f"every gate must have the same number of hidden units, got {sorted(widths)}")
-    H = widths.pop()
-    units = list(range(H)) if units is None else [int(u) for u in units]
-    if not units or min(units) < 0 or max(units) >= H:
-        raise ValueError(f"units must be a non-empty list of indices in 0..{H - 1}, got {units}")
-    return tokens, {k: a[:, units] for k, a in arrays.items()}, units
-
-
-def forget_survival(forget):
-    """The conveyor belt: ``S[t, s, u] = f[t+1, u] * ... * f[s, u]`` for s >= t, NaN for s < t.
-
-    ``forget`` is (T, H), the forget gates of one sentence (or (..., T, H) for a batch). Since
-    ``c_s = f_s * c_{s-1} + i_s * g_s``, ``S[t, s]`` is the share of the cell state after step
-    t that is still in the cell state after step s (``S[t, t] = 1``). Returns (..., T, T, H).
-    """
-    import torch  # here, not at the top: importing seqviz.viz stays free of torch
-
-    f = torch.as_tensor(forget, dtype=torch.float64) if not isinstance(forget, torch.Tensor) else forget.detach()
-    if f.dim() < 2:
-        raise ValueError(f"forget must be (T, H) (or (..., T, H)), got shape {tuple(f.shape)}")
-    if f.numel() and (f.min() < 0 or f.max() > 1):
-        raise ValueError("forget gates lie in [0, 1] (they come out of a sigmoid); got values outside")
-    T = f.shape[-2]
-    out = torch.full((*f.shape[:-2], T, T, f.shape[-1]), float("nan"), dtype=f.dtype, device=f.device)
-    for t in range(T):
-        out[..., t, t, :] = 1.0
-        if t + 1 < T:
-            out[..., t, t + 1 :, :] = torch.cumprod(f[..., t + 1 :, :], dim=-2)  # (..., T-t-1, H)
-    return out
-
-
-# -- plotly: gates over a sentence ----------------------------------------------------------------
+# -- gates over a sentence ------------------------------------------------------------------------
 
 
 def _panel_traces(tokens, arrays, units):
@@ -124,7 +63,7 @@ def _title_text(label, tokens):
     return html.escape(label) if label else html.escape(" ".join(tokens))
 
 
-def gate_heatmaps_figure(gates: Mapping[str, object], tokens: Sequence[str], *, units=None, unit_labels=None,
+def gate_heatmaps_figure(tokens: Sequence[str], gates: Mapping[str, object], *, units=None, unit_labels=None,
                          title: str = "", height: int | None = None) -> go.Figure:
     """Gates over one sentence, one panel per gate: tokens down the side, hidden units across.
 
@@ -132,7 +71,7 @@ def gate_heatmaps_figure(gates: Mapping[str, object], tokens: Sequence[str], *, 
     hidden units (all by default) and ``unit_labels`` names them. Gates in 0..1 share one
     colour scale, signed values (candidate, c, h) another.
     """
-    tokens, arrays, units = _gates(gates, tokens, units)
+    tokens, arrays, units = check_gates(gates, tokens, units)
     if unit_labels is not None and len(unit_labels) != len(units):
         raise ValueError(f"{len(unit_labels)} unit labels for {len(units)} units")
     names = list(arrays)
@@ -159,7 +98,7 @@ def gate_slider_figure(samples: Mapping[str, tuple], *, units=None, unit_labels=
     for label, sample in samples.items():
         if not isinstance(sample, tuple) or len(sample) != 2:
             raise ValueError(f"sample {label!r} must be a tuple (tokens, gates)")
-        tokens, arrays, chosen = _gates(sample[1], sample[0], units)
+        tokens, arrays, chosen = check_gates(sample[1], sample[0], units)
         items.append((str(label), tokens, arrays, chosen))
     names = list(items[0][2])
     for label, _, arrays, _ in items:
@@ -193,10 +132,10 @@ def gate_slider_figure(samples: Mapping[str, tuple], *, units=None, unit_labels=
     return fig
 
 
-# -- plotly: the conveyor belt ----------------------------------------------------------------------
+# -- the conveyor belt --------------------------------------------------------------------------------
 
 
-def conveyor_belt_figure(forget, tokens: Sequence[str], *, units=None, unit_labels=None, start: int | None = None,
+def conveyor_belt_figure(tokens: Sequence[str], forget, *, units=None, unit_labels=None, start: int | None = None,
                          title: str = "", height: int = 400) -> go.Figure:
     """What survives on the belt: from a start token on, the product of forget gates per unit.
 
@@ -204,8 +143,8 @@ def conveyor_belt_figure(forget, tokens: Sequence[str], *, units=None, unit_labe
     A slider picks the start token t; each frame shows ``S[t, s]`` for s >= t (see
     :func:`forget_survival`), on a log scale. All frames are precomputed.
     """
-    tokens, arrays, chosen = _gates({"forget": forget}, tokens, units)
-    full = _np(forget)
+    tokens, arrays, chosen = check_gates({"forget": forget}, tokens, units)
+    full = as_array(forget)
     if unit_labels is not None and len(unit_labels) != len(chosen):
         raise ValueError(f"{len(unit_labels)} unit labels for {len(chosen)} units")
     T = len(tokens)
@@ -248,47 +187,4 @@ def conveyor_belt_figure(forget, tokens: Sequence[str], *, units=None, unit_labe
                       xaxis=dict(tickmode="array", tickvals=list(range(T)), ticktext=tokens, range=[-0.5, T - 0.5]),
                       sliders=[dict(active=start, steps=steps, currentvalue=dict(prefix="from token: "),
                                     pad=dict(t=60))])
-    return fig
-
-
-def accuracy_spread_figure(distances: Sequence[int], runs: Mapping[str, object], *, chance: float | None = 0.5,
-                           title: str = "", xlabel: str = "distance between subject and verb (tokens)",
-                           height: int = 420) -> go.Figure:
-    """Accuracy against distance: per model the mean over seeds (line), the range (band) and each seed (dots).
-
-    ``runs`` maps a model's label to accuracies (seeds, distances). Chapters 4 and 10.
-    """
-    if not runs:
-        raise ValueError("accuracy_spread_figure() needs at least one model {label: (seeds, distances) accuracies}")
-    x = _np(distances)
-    if x.ndim != 1:
-        raise ValueError(f"distances must be 1-D, got shape {x.shape}")
-    palette = ("#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e")
-    fig = go.Figure()
-    for i, (name, values) in enumerate(runs.items()):
-        acc = _np(values)
-        if acc.ndim == 1:
-            acc = acc[None]
-        if acc.ndim != 2 or acc.shape[1] != x.size:
-            raise ValueError(f"model {name!r}: accuracies must be (seeds, {x.size} distances), got shape {acc.shape}")
-        color = palette[i % len(palette)]
-        low, high, mean = acc.min(0), acc.max(0), acc.mean(0)
-        fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([high, low[::-1]]), fill="toself",
-                                 fillcolor=color, opacity=0.18, line=dict(width=0), legendgroup=name,
-                                 showlegend=False, hoverinfo="skip", name=f"{name} range"))
-        seeds_x = np.repeat(x[None], acc.shape[0], 0).ravel()
-        fig.add_trace(go.Scatter(x=seeds_x, y=acc.ravel(), mode="markers", marker=dict(color=color, size=5,
-                                 opacity=0.6), legendgroup=name, showlegend=False, name=f"{name} seeds",
-                                 hovertemplate=f"{name}, one seed<br>distance %{{x}}: %{{y:.1%}}<extra></extra>"))
-        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=f"{name} (mean of {acc.shape[0]})",
-                                 legendgroup=name, line=dict(color=color, width=2.5),
-                                 customdata=np.stack([low, high], -1),
-                                 hovertemplate=f"{name}<br>distance %{{x}}: mean %{{y:.1%}}<br>"
-                                               "range %{customdata[0]:.1%} – %{customdata[1]:.1%}<extra></extra>"))
-    if chance is not None:
-        fig.add_trace(go.Scatter(x=[x.min(), x.max()], y=[chance, chance], mode="lines", name="chance",
-                                 line=dict(color="black", dash="dot", width=1), hoverinfo="skip"))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title="test accuracy", height=height,
-                      yaxis=dict(range=[0.4, 1.02], tickformat=".0%"), margin=dict(l=60, r=20, t=50 if title else 20,
-                                                                                     b=50))
     return fig

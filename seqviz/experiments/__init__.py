@@ -1,0 +1,28 @@
+"""The experiments layer: the chapter runners that train models and measure them.
+
+One module per concept; each runner that builds a model takes ``device=None`` (meaning
+:func:`~seqviz.config.pick_device`), each that receives one runs where it is. Nothing here defines a model
+(:mod:`seqviz.models`), times or counts by itself (:mod:`seqviz.measure`) or draws (:mod:`seqviz.viz`).
+
+- :mod:`~seqviz.experiments.seeds`: results over seeds (``SeedTable``, ``repeat_over_seeds``), chapter 9;
+- :mod:`~seqviz.experiments.distance`: memory against distance on the agreement task, chapters 4 and 10;
+- :mod:`~seqviz.experiments.translation`: translators trained and scored, chapters 5, 7 and 8;
+- :mod:`~seqviz.experiments.attention`: softmax saturation and its gradients against width, chapter 8;
+- :mod:`~seqviz.experiments.cost`: time and memory against length and batch, chapters 8 and 10;
+- :mod:`~seqviz.experiments.rows`: chapter 10's table, the same tasks for every kind of model;
+- :mod:`~seqviz.experiments.finetune`: chapter 9's pretraining experiment, rerun for chapter 10's guide.
+"""
+
+from .attention import attention_entropy, attention_gradients, softmax_attention_gradients
+from .cost import cost_vs_batch, cost_vs_length, step_cost, streaming_cost
+from .distance import DistanceTable, TrainSizeTable, accuracy_vs_distance, accuracy_vs_train_size, retest
+from .finetune import finetune_evidence
+from .rows import agreement_rows, forecast_rows, translation_rows
+from .seeds import SeedTable, repeat_over_seeds
+from .translation import TranslationRuns, accuracy_by_length, exact_match, learning_curve, train_translators
+
+__all__ = ["DistanceTable", "SeedTable", "TrainSizeTable", "TranslationRuns", "accuracy_by_length",
+           "accuracy_vs_distance", "accuracy_vs_train_size", "agreement_rows", "attention_entropy",
+           "attention_gradients", "cost_vs_batch", "cost_vs_length", "exact_match", "finetune_evidence",
+           "forecast_rows", "learning_curve", "repeat_over_seeds", "retest", "softmax_attention_gradients",
+           "step_cost", "streaming_cost", "train_translators", "translation_rows"]

@@ -1,0 +1,101 @@
+"""Chapter 2's sticky note, live: a matplotlib picture per sentence and the widget built on it.
+
+- :class:`NoteCanvas`: the picture, built once per sentence and redrawn per step (blitting);
+- :func:`sticky_note_widget`: the live view; the reader types a sentence and moves a step slider.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+import numpy as np
+
+from .._plumbing import Blitter, label_columns
+from .data import NOTE_COLORSCALE, check_reading, class_name, step_changes, step_title, tracked_class
+
+
+class NoteCanvas:
+    """The matplotlib picture of the live view, built once per sentence and updated per step.
+
+    The axes, ticks and labels are drawn once; moving the slider changes only the data (the
+    heatmap, the frame, the bars, the line and the title), redraws just those artists over
+    the saved background (blitting) and encodes one PNG, which keeps a redraw fast.
+    """
+
+    def __init__(self, tokens, states, probs=None, class_names=None, track=None):
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Rectangle
+
+        self.tokens, self.states, self.probs = check_reading(tokens, states, probs, class_names)
+        self.class_names, self.track = class_names, tracked_class(self.probs, track)
+        T, H = self.states.shape
+        self.changes = step_changes(self.states)  # (T,)
+        vmax = float(np.abs(self.states).max()) or 1.0
+        # a Figure outside pyplot: nothing to close, nothing shown twice by the inline backend
+        self.fig = fig = Figure(figsize=(min(3 + 0.55 * T, 11), 3.9), dpi=72)
+        top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[3, 1.2], hspace=0.08))
+        cmap = plt.get_cmap(NOTE_COLORSCALE).with_extremes(bad="#f2f2f2")  # grey: tokens not read yet
+        self.image = top.imshow(self.states.T, aspect="auto", cmap=cmap, vmin=-vmax, vmax=vmax,
+                                interpolation="nearest")
+        self.frame = top.add_patch(Rectangle((-0.5, -0.5), 1, H, fill=False, lw=2, ec="black"))
+        top.set_ylabel("hidden unit")
+        self.title = top.set_title("", fontsize=10)
+        self.bars = bottom.bar(range(T), self.changes, color="#7f7f7f", width=0.7)
+        bottom.set_xlim(-0.5, T - 0.5)
+        bottom.set_ylim(0, float(self.changes.max()) * 1.1 or 1.0)
+        bottom.set_ylabel("change")
+        top.set_xticks([])
+        label_columns(bottom, self.tokens, rotation=40, ha="right", fontsize=10)
+        self.line = None
+        if self.probs is not None:
+            right = bottom.twinx()
+            (self.line,) = right.plot([], [], "o-", color="#1f77b4", ms=3)
+            right.set_ylim(0, 1.02)
+            right.set_ylabel(f"P({class_name(class_names, self.track)})", color="#1f77b4")
+        fig.subplots_adjust(left=0.09, right=0.9, top=0.9, bottom=0.24)
+        self.blitter = Blitter(fig, [self.image, self.frame, *self.bars, *([self.line] if self.line else []),
+                                     self.title])
+
+    def show(self, step: int):
+        """Update the picture to "read up to ``step``" (1-based, clamped) and return it as a PNG Image."""
+        T = len(self.tokens)
+        step = min(max(int(step), 1), T)
+        read = np.arange(T) < step
+        self.image.set_data(np.ma.masked_array(self.states.T, mask=~read[None, :].repeat(self.states.shape[1], 0)))
+        self.frame.set_x(step - 1.5)
+        for i, bar in enumerate(self.bars):
+            bar.set_height(self.changes[i] if read[i] else 0.0)
+            bar.set_color("#d62728" if i == step - 1 else "#7f7f7f")
+        if self.line is not None:
+            self.line.set_data(np.arange(step), self.probs[:step, self.track])
+        self.title.set_text(html.unescape(step_title(self.tokens, self.states, self.probs, step, self.class_names)))
+        return self.blitter.frame()
+
+
+def sticky_note_widget(states_fn: Callable, sentence: str = "", *, class_names=None, track=None,
+                       title: str = "The sticky note, rewritten token by token"):
+    """A live view: type a sentence, move the step slider, watch the hidden state being rewritten.
+
+    ``states_fn(sentence)`` returns ``(tokens, states (T, H), probs (T, C) or None)`` (or just
+    ``(tokens, states)``); a ``ValueError`` from it (an unknown word, say) is shown as a message.
+    ``track`` picks the class whose probability is drawn (default: the prediction at the end).
+    Readings are cached, so moving the slider only redraws. Returns the ``LiveView``
+    (``view.update()``, ``view.last_update_ms``, ``view.controls``).
+    """
+    from ..live_view import sentence_view
+
+    if not callable(states_fn):
+        raise ValueError(f"states_fn must be a function sentence -> (tokens, states, probs), got {type(states_fn)}")
+
+    def read(text):
+        result = states_fn(text)
+        if not isinstance(result, tuple) or len(result) not in (2, 3):
+            raise ValueError("states_fn must return (tokens, states) or (tokens, states, probs)")
+        tokens, states, probs = (*result, None) if len(result) == 2 else result
+        return NoteCanvas(tokens, states, probs, class_names, track)
+
+    # a new sentence: the slider spans its tokens and jumps to the end (the whole sentence read)
+    return sentence_view(read, sentence, slider="step", description="step t", title=title,
+                         span=lambda n: (1, max(n, 1), n))
