@@ -83,10 +83,21 @@ def factories(batch: int, length: int, width: int) -> dict:
                            lambda: models.BertClassifier(models.BertMini(vocab, width, 2, 4, max_len=length), 3),
                            bert_inputs),
     })
-    for name in ("LSTM", "GRU"):
-        if hasattr(models, name):
-            cls = getattr(models, name)
-            table[name] = (cls, lambda cls=cls: cls(width, width, num_layers=2, bidirectional=True), dense)
+    for cls in (models.LSTM, models.GRU):  # chapter 4: the fused fast path by default
+        table[cls.__name__] = (cls, lambda cls=cls: cls(width, width, num_layers=2, bidirectional=True), dense)
+    # chapter 3: truncated BPTT; chapter 10: the decoder-only Transformer, the forecaster, the language models
+    table.update({
+        "TruncatedBPTT": (models.TruncatedBPTT,
+                          lambda: models.TruncatedBPTT(models.LSTM(width, width), window=max(1, length // 2)), dense),
+        "CausalTransformerEncoder": (models.CausalTransformerEncoder,
+                                     lambda: models.CausalTransformerEncoder(width, width, 4, 2, max_len=length),
+                                     dense),
+        "Forecaster": (models.Forecaster, lambda: models.Forecaster("Transformer", width, 2, max_len=length),
+                       lambda device: (torch.randn(batch, length, 1, device=device),)),
+        "TransformerLM": (models.TransformerLM,
+                          lambda: models.TransformerLM(vocab, width, 4, 2, 2 * width, max_len=length), ids),
+        "GRULM": (models.GRULM, lambda: models.GRULM(vocab, width), ids),
+    })
     return table
 
 

@@ -1,4 +1,13 @@
-"""Gradients through time: Jacobians, their products, clipping and truncated BPTT.
+"""Gradients through time, all of chapter 3's machinery: per-step gradient norms, Jacobians and
+their products, clipping, and the cost of truncated BPTT.
+
+:func:`hidden_grads` returns dL/dh_t for every step t of the top layer: the *total*
+derivative, the error signal that reaches h_t through the output at t and through every
+later step (Werbos, 1990, backpropagation through time); :func:`hidden_grad_norms` is its
+norm, the curve of chapters 3 and 4. It works for every recurrent model of
+``seqviz.models`` through the public per-step API :meth:`~seqviz.models.RecurrentBase.steps`
+(each h_t its own node of the graph); a ``torch.nn`` RNN/LSTM/GRU is first copied into the
+matching seqviz model (:func:`as_seqviz`). Nothing is stored on the model.
 
 Backpropagation through time multiplies the error signal by one Jacobian per step,
 
@@ -15,8 +24,8 @@ each factor, the running product and its per-step rate, and give two predictions
 
 Then the two remedies of chapter 3: clipping (by norm and by value, equal to
 ``torch.nn.utils.clip_grad_norm_`` / ``clip_grad_value_``) and truncated BPTT
-(Williams & Peng, 1990), with the memory autograd keeps for backward
-(:func:`seqviz.memory.activation_bytes`).
+(Williams & Peng, 1990; the module is :class:`seqviz.models.TruncatedBPTT`), whose time and
+memory kept for backward :func:`tbptt_cost` measures (:func:`seqviz.measure.activation_bytes`).
 """
 
 from __future__ import annotations
@@ -28,12 +37,57 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from .memory import activation_bytes
+from .config import model_device
+from .measure import activation_bytes
+from .models import seqviz_twin as as_seqviz
+from .models._checks import check_positive_int
 
 __all__ = [
-    "TruncatedBPTT", "activation_slope", "bound_log_slope", "clip_by_norm", "clip_by_value", "fit_log_slope",
-    "predicted_log_slope", "product_norms", "recurrent_matrix", "rnn_step_jacobians", "step_cost",
+    "activation_slope", "as_seqviz", "bound_log_slope", "clip_by_norm", "clip_by_value", "fit_log_slope",
+    "hidden_grad_norms", "hidden_grads", "predicted_log_slope", "product_norms", "recurrent_matrix",
+    "rnn_step_jacobians", "tbptt_cost",
 ]
+
+
+# -- per-step gradients: dL/dh_t --------------------------------------------------------
+
+
+def hidden_grads(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+    """dL/dh_t of the top layer for every step: a tensor (T, B, D*hidden).
+
+    ``loss_fn(out) -> scalar`` receives the model's output ``out`` (B, T, D*hidden), the
+    same tensor ``model(x)[0]`` returns. Row t is the total derivative of the loss with
+    respect to the top layer's h_t (both directions side by side when bidirectional).
+    The model's own parameter gradients are left untouched. Runs where the model is (``x`` is moved
+    there); the gradients stay on that device.
+    """
+    model = as_seqviz(model)
+    if isinstance(x, torch.Tensor):
+        x = x.to(model_device(model))
+    out, nodes = model.steps(x)  # nodes[direction][t]: h_t (B, H), one node of the graph each
+    loss = loss_fn(out)
+    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        got = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
+        raise ValueError(f"loss_fn must return a scalar tensor, got {got}")
+    if not loss.requires_grad:
+        raise ValueError("loss_fn's result does not depend on the model's output: there is no gradient to trace")
+    flat = [h for hs in nodes for h in hs]
+    grads = torch.autograd.grad(loss.reshape(()), flat, allow_unused=True)
+    grads = [torch.zeros_like(h) if g is None else g for h, g in zip(flat, grads)]
+    T = x.shape[1]
+    per_direction = [torch.stack(grads[d * T : (d + 1) * T]) for d in range(len(nodes))]  # each (T, B, H)
+    return torch.cat(per_direction, dim=-1)  # (T, B, D*H)
+
+
+def hidden_grad_norms(model: nn.Module, x: torch.Tensor,
+                      loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+    """||dL/dh_t|| for t = 0..T-1: a tensor (T,) on the CPU (a curve to plot), the norm over the whole
+    (B, D*hidden) gradient. Runs where the model is.
+
+    >>> norms = hidden_grad_norms(rnn, x, lambda out: out[:, -1].sum())   # loss at the last step
+    """
+    grads = hidden_grads(model, x, loss_fn)  # (T, B, D*H)
+    return torch.linalg.vector_norm(grads.flatten(1), dim=1).detach().cpu()  # (T,)
 
 
 # -- the factors of the product -------------------------------------------------------
@@ -46,8 +100,7 @@ def recurrent_matrix(hidden_size: int, radius: float, kind: str = "gaussian", se
     about twice its spectral radius. ``kind="orthogonal"``: ``radius`` times a random
     orthogonal matrix, whose singular values all equal ``radius``.
     """
-    if not isinstance(hidden_size, int) or hidden_size < 1:
-        raise ValueError(f"hidden_size must be a positive int, got {hidden_size!r}")
+    check_positive_int("hidden_size", hidden_size)
     if not radius > 0:
         raise ValueError(f"radius must be > 0, got {radius!r}")
     g = torch.Generator().manual_seed(seed)
@@ -89,8 +142,6 @@ def rnn_step_jacobians(rnn, x: torch.Tensor):
     diag(slopes[:, t]) W_hh. Step 0 is the Jacobian with respect to the initial state.
     Runs where ``rnn`` is (``x`` is moved there); both results stay on that device.
     """
-    from .config import model_device
-
     _check_rnn(rnn)
     x = x.to(model_device(rnn))
     top = rnn.num_layers - 1
@@ -190,48 +241,14 @@ def clip_by_value(grads: torch.Tensor | Sequence[torch.Tensor], clip_value: floa
 # -- truncated backpropagation through time ---------------------------------------------
 
 
-class TruncatedBPTT(nn.Module):
-    """Wrap a recurrent ``encoder`` so that gradients flow back at most ``window`` steps from the end.
-
-    The first T - window steps run under ``torch.no_grad()`` (nothing is kept for
-    backward); the last ``window`` start from that state, detached, and are recorded.
-    The outputs are the same as the encoder's; only the gradient is cut. For a loss read
-    at the last step this is truncated BPTT (Williams & Peng, 1990): memory and backward
-    time grow with ``window`` instead of T, and a dependency longer than ``window`` gets
-    no learning signal. (Sequences must not be padded: the loss must be read at step T.)
-    """
-
-    def __init__(self, encoder: nn.Module, window: int):
-        super().__init__()
-        if not isinstance(window, int) or window < 1:
-            raise ValueError(f"window must be a positive int, got {window!r}")
-        self.encoder, self.window = encoder, window
-        self.hidden_size = encoder.hidden_size
-        self.bidirectional = getattr(encoder, "bidirectional", False)
-        if self.bidirectional:
-            raise ValueError("truncated BPTT reads left to right: a bidirectional encoder cannot be truncated")
-
-    def forward(self, x: torch.Tensor, state=None, return_trace: bool = False):
-        if return_trace:
-            raise ValueError("TruncatedBPTT does not record traces; trace the wrapped encoder instead")
-        cut = x.shape[1] - self.window
-        if cut <= 0:
-            return self.encoder(x, state)
-        with torch.no_grad():
-            early, state = self.encoder(x[:, :cut], state)  # (B, cut, H): not recorded
-        late, final = self.encoder(x[:, cut:], state)  # (B, window, H): recorded
-        return torch.cat([early, late], dim=1), final
-
-
-def step_cost(loss_fn: Callable[[], torch.Tensor], repeats: int = 5) -> dict[str, float]:
+def tbptt_cost(loss_fn: Callable[[], torch.Tensor], repeats: int = 5) -> dict[str, float]:
     """Time ``loss_fn().backward()`` and count what it keeps for backward.
 
     Returns ``{"ms": median milliseconds per call, "mb": MiB saved for backward}``; the
     parameters' ``.grad`` are left as the last call made them. Chapter 3 compares full and
     truncated BPTT with it.
     """
-    if not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be a positive int, got {repeats!r}")
+    check_positive_int("repeats", repeats)
     times, saved = [], 0
     for _ in range(repeats):
         start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Tokenizers, padding, batching and the synthetic tasks."""
+"""Vocabularies, padding and the synthetic tasks."""
 
 from collections import Counter
 
@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from seqviz.data import (
-    CharTokenizer, Vocab, WordTokenizer, agreement_task, agreement_vocab, batches, pad_batch, recall_task,
+    Vocab, agreement_task, agreement_vocab, pad_batch, recall_task,
     to_tensors, who_did_it_task, who_did_it_vocab,
 )
 from seqviz.data.tasks import ANIMALS, NOUNS
@@ -27,18 +27,6 @@ def test_unknown_tokens_are_an_error_or_unk():
         Vocab(["dog"]).decode([99])
 
 
-def test_word_and_char_tokenizers():
-    words = WordTokenizer.fit(["The dog bites the man.", "The man bites the dog!"])
-    assert words.tokenize("The dog, bites.") == ["the", "dog", ",", "bites", "."]
-    assert words.decode(words.encode("the man bites the dog")) == "the man bites the dog"
-    chars = CharTokenizer.fit(["abc", "cab"])
-    assert chars.decode(chars.encode("cab")) == "cab"
-    with pytest.raises(ValueError, match="unknown token 'z'"):
-        chars.encode("z")
-    with pytest.raises(ValueError, match="expected a string"):
-        words.tokenize(3)
-
-
 def test_pad_batch_and_errors():
     ids, lengths = pad_batch([[5, 6, 7], [8]], pad_id=0)
     assert ids.tolist() == [[5, 6, 7], [8, 0, 0]] and lengths.tolist() == [3, 1]
@@ -46,14 +34,6 @@ def test_pad_batch_and_errors():
         pad_batch([[1], []])
     with pytest.raises(ValueError, match="no sequences"):
         pad_batch([])
-
-
-def test_batches_cover_every_row_once():
-    x, y = torch.arange(10), torch.arange(10) * 2
-    seen = torch.cat([bx for bx, by in batches(x, y, batch_size=3, generator=torch.Generator().manual_seed(0))])
-    assert sorted(seen.tolist()) == list(range(10))
-    with pytest.raises(ValueError, match="rows"):
-        next(batches(x, y[:5], batch_size=2))
 
 
 def test_who_did_it_labels_the_doer_in_both_voices():

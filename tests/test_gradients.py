@@ -7,7 +7,6 @@ import torch
 from torch import nn
 
 from seqviz.gradients import (
-    TruncatedBPTT,
     activation_slope,
     bound_log_slope,
     clip_by_norm,
@@ -17,10 +16,10 @@ from seqviz.gradients import (
     product_norms,
     recurrent_matrix,
     rnn_step_jacobians,
-    step_cost,
+    tbptt_cost,
 )
 from seqviz.measure import activation_bytes
-from seqviz.models import RNN
+from seqviz.models import RNN, TruncatedBPTT
 from seqviz.trace import hidden_grad_norms
 
 
@@ -175,14 +174,14 @@ def test_saved_bytes_grow_with_the_window():
     assert nothing == 0
 
 
-def test_step_cost_reports_time_and_memory():
+def test_tbptt_cost_reports_time_and_memory():
     rnn = RNN(3, 8)
     x = torch.randn(4, 20, 3)
-    cost = step_cost(lambda: rnn(x)[0][:, -1].sum(), repeats=3)
+    cost = tbptt_cost(lambda: rnn(x)[0][:, -1].sum(), repeats=3)
     assert set(cost) == {"ms", "mb"} and cost["ms"] > 0 and cost["mb"] > 0
     assert rnn.weight_hh_l0.grad is not None
     with pytest.raises(ValueError, match="repeats"):
-        step_cost(lambda: rnn(x)[0].sum(), repeats=0)
+        tbptt_cost(lambda: rnn(x)[0].sum(), repeats=0)
 
 
 def test_decay_figures_drop_what_a_log_axis_cannot_show():

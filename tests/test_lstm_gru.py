@@ -1,7 +1,9 @@
 """The from-scratch LSTM and GRU equal torch.nn.LSTM / nn.GRU: outputs, final states and every gradient.
 
-Their loops over time have hand-written backward passes, so these tests also pin the gradients
-through the trace (gates, cell states) and the initial state, in float64 with gradcheck.
+Both paths are tested: the plain loop (``fused=False``, the reference a reader follows) and the fused
+fast path (the default), whose loops over time have hand-written backward passes; so these tests also
+pin the gradients through the trace (gates, cell states) and the initial state, in float64 with gradcheck,
+and the fused path against the plain loop directly.
 """
 
 import pytest
@@ -18,11 +20,11 @@ GATES = {"LSTM": ("forget", "input", "output"), "GRU": ("update", "reset")}
 I, H = 4, 5  # input size, hidden size
 
 
-def pair(kind, num_layers=1, bidirectional=False, bias=True, dropout=0.0, dtype=torch.float32):
+def pair(kind, num_layers=1, bidirectional=False, bias=True, dropout=0.0, dtype=torch.float32, fused=True):
     ref = REFS[kind](I, H, num_layers=num_layers, bias=bias, dropout=dropout, bidirectional=bidirectional,
                      batch_first=True).to(dtype)
     ours = OURS[kind](I, H, num_layers=num_layers, bias=bias, dropout=dropout,
-                      bidirectional=bidirectional).to(dtype).copy_from(ref)
+                      bidirectional=bidirectional, fused=fused).to(dtype).copy_from(ref)
     return ours, ref
 
 
@@ -46,8 +48,9 @@ def close(a, b):
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("batch,time", [(3, 6), (1, 4), (2, 1)])  # batch 1; T = 1
 @pytest.mark.parametrize("with_state", [False, True])
-def test_matches_torch_outputs_states_and_gradients(kind, num_layers, bidirectional, batch, time, with_state):
-    ours, ref = pair(kind, num_layers, bidirectional)
+@pytest.mark.parametrize("fused", [True, False])
+def test_matches_torch_outputs_states_and_gradients(kind, num_layers, bidirectional, batch, time, with_state, fused):
+    ours, ref = pair(kind, num_layers, bidirectional, fused=fused)
     x = torch.randn(batch, time, I)
     state = random_state(kind, num_layers, bidirectional, batch) if with_state else None
     runs = []
@@ -74,8 +77,9 @@ def test_matches_torch_outputs_states_and_gradients(kind, num_layers, bidirectio
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
-def test_without_bias(kind):
-    ours, ref = pair(kind, num_layers=2, bias=False)
+@pytest.mark.parametrize("fused", [True, False])
+def test_without_bias(kind, fused):
+    ours, ref = pair(kind, num_layers=2, bias=False, fused=fused)
     x = torch.randn(2, 4, I, requires_grad=True)
     close(ours(x)[0], ref(x)[0])
     g1 = torch.autograd.grad(ours(x)[0].sum(), [x, ours.weight_hh_l1])
@@ -87,10 +91,11 @@ def test_without_bias(kind):
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("with_trace", [False, True])
-def test_gradcheck_float64(kind, bidirectional, with_trace):
+@pytest.mark.parametrize("fused", [True, False])
+def test_gradcheck_float64(kind, bidirectional, with_trace, fused):
     """Every input (x, initial state, each parameter) against every output; with_trace adds the trace."""
     hidden = 3
-    model = OURS[kind](3, hidden, num_layers=2, bidirectional=bidirectional).double()
+    model = OURS[kind](3, hidden, num_layers=2, bidirectional=bidirectional, fused=fused).double()
     names = [n for n, _ in model.named_parameters()]
     x = torch.randn(2, 3, 3, dtype=torch.float64, requires_grad=True)
     shape = (2 * (2 if bidirectional else 1), 2, hidden)
@@ -106,6 +111,42 @@ def test_gradcheck_float64(kind, bidirectional, with_trace):
 
     # fast mode (random projections of the Jacobian) keeps the many trace outputs cheap
     assert torch.autograd.gradcheck(f, (x, *state, *params), eps=1e-6, atol=1e-5, fast_mode=with_trace)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_fused_path_equals_the_plain_loop(kind, bidirectional):
+    """Outputs, final states, every trace entry and every gradient, with a loss that reaches the trace."""
+    plain = OURS[kind](I, H, num_layers=2, bidirectional=bidirectional, fused=False)
+    fused = OURS[kind](I, H, num_layers=2, bidirectional=bidirectional)
+    fused.load_state_dict(plain.state_dict())
+    x = torch.randn(3, 7, I)
+    runs = []
+    for model in (plain, fused):
+        xi = x.clone().requires_grad_()
+        out, final, trace = model(xi, return_trace=True)
+        loss = out.pow(2).sum() + sum(f.sum() for f in as_tuple(final)) + sum(v.mean() for v in trace.values())
+        loss.backward()
+        runs.append((out, as_tuple(final), trace, xi.grad, [p.grad for p in model.parameters()]))
+    (out1, fin1, tr1, gx1, gp1), (out2, fin2, tr2, gx2, gp2) = runs
+    close(out1, out2)
+    for a, b in zip(fin1, fin2):
+        close(a, b)
+    assert tr1.keys() == tr2.keys()
+    for name in tr1:
+        close(tr1[name], tr2[name])
+    close(gx1, gx2)
+    for a, b in zip(gp1, gp2):
+        close(a, b)
+
+
+def test_only_the_plain_loop_has_second_derivatives():
+    x = torch.randn(2, 4, I, dtype=torch.float64, requires_grad=True)
+    model = LSTM(I, H, fused=False).double()
+    assert torch.autograd.gradgradcheck(lambda x: model(x)[0], (x,))
+    model.fused = True
+    with pytest.raises(RuntimeError):
+        torch.autograd.gradgradcheck(lambda x: model(x)[0], (x,))
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
@@ -238,3 +279,27 @@ def test_copy_from_mismatch_is_a_value_error(kind):
 def test_lstm_rejects_proj_size():
     with pytest.raises(ValueError, match=r"proj_size=0.*proj_size=3"):
         LSTM(I, H).copy_from(nn.LSTM(I, H, proj_size=3, batch_first=True))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_steps_equal_forward_and_give_one_node_per_step(kind):
+    model = OURS[kind](I, H, num_layers=2, bidirectional=True).eval()
+    x = torch.randn(2, 5, I)
+    out, hs = model.steps(x)
+    close(out, model(x)[0])
+    assert len(hs) == 2 and len(hs[0]) == 5 and hs[1][0].shape == (2, H)
+    close(hs[1][0], model(x)[0][:, 0, H:])  # the backward direction's h at position 0
+
+
+def test_one_table_of_cells_builds_both_kinds():
+    from seqviz.models import CELLS, recurrent, seqviz_twin
+
+    assert {k: c.builtin for k, c in CELLS.items()} == {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
+    built = recurrent("LSTM", I, H, num_layers=2)
+    assert isinstance(built, nn.LSTM) and built.batch_first and built.num_layers == 2
+    assert isinstance(recurrent("gru", I, H, builtin=False), GRU)
+    twin = seqviz_twin(built)
+    x = torch.randn(2, 3, I)
+    close(twin(x)[0], built(x)[0])
+    with pytest.raises(ValueError, match="cell must be one of"):
+        recurrent("cnn", I, H)

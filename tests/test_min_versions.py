@@ -28,27 +28,3 @@ def test_min_constraints_are_the_declared_floors():
         assert _release(pinned[name]) == _release(want), f"{name}: constraints-min.txt =={pinned[name]}, floor {want}"
         assert _release(pinned[name]) >= _release(required[name])
     assert set(pinned) == set(CORE)
-
-
-def test_cpu_autocast_query_falls_back_before_torch_2_4(monkeypatch):
-    """torch 2.1-2.3: is_autocast_enabled() takes no device type; seqviz then asks is_autocast_cpu_enabled()."""
-    import importlib
-
-    import torch
-
-    from seqviz.models import _matmul
-
-    def old_style():  # the signature of torch < 2.4
-        return False
-
-    try:
-        monkeypatch.setattr(torch, "is_autocast_enabled", old_style)
-        importlib.reload(_matmul)
-        fallback = _matmul._cpu_autocast_enabled
-    finally:
-        monkeypatch.undo()
-        importlib.reload(_matmul)
-    assert fallback is torch.is_autocast_cpu_enabled and _matmul._cpu_autocast_enabled is not fallback
-    with torch.autocast("cpu", dtype=torch.bfloat16):  # both answer the same question
-        assert fallback() and _matmul._cpu_autocast_enabled()
-    assert not fallback() and not _matmul._cpu_autocast_enabled()

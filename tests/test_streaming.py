@@ -1,9 +1,55 @@
-"""The key/value cache changes the cost of a step, never its answer."""
+"""The key/value cache changes the cost of a step, never its answer: for the attention, the layer, the
+decoder-only Transformer and its language model."""
 
 import pytest
 import torch
 
-from seqviz.streaming import GRULM, TransformerLM, cache_bytes
+from seqviz.models import (GRULM, CausalTransformerEncoder, MultiHeadAttention, TransformerEncoderLayer, TransformerLM,
+                           cache_bytes, causal_mask)
+
+
+def close(a, b):
+    torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
+def test_attention_with_a_cache_equals_attention_over_all_keys():
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(8, 2).eval()
+    x = torch.randn(2, 7, 8)
+    full, weights = mha(x, x, x, mask=causal_mask(7))
+    _, _, past = mha(x[:, :4], x[:, :4], x[:, :4], mask=causal_mask(4), use_cache=True)  # the first 4 positions
+    rest = causal_mask(7)[4:]  # (3, 7): the last 3 queries over all 7 keys
+    out, w, present = mha(x[:, 4:], x[:, 4:], x[:, 4:], mask=rest, past=past, use_cache=True)
+    close(out, full[:, 4:])
+    close(w, weights[:, :, 4:])
+    assert past[0].shape == (2, 2, 4, 4) and present[0].shape == (2, 2, 7, 4)  # the old cache is untouched
+    with pytest.raises(ValueError, match="past"):
+        mha(x[:, :1], x[:, :1], x[:, :1], past=(past[0],))
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_layer_steps_with_a_cache_equal_the_full_causal_forward(norm_first):
+    torch.manual_seed(1)
+    layer = TransformerEncoderLayer(8, 2, 16, dropout=0.0, norm_first=norm_first).eval()
+    x = torch.randn(3, 6, 8)
+    full, weights = layer(x, mask=causal_mask(6))
+    past = None
+    for t in range(6):
+        out, w, past = layer(x[:, t:t + 1], past=past, use_cache=True)
+        close(out, full[:, t:t + 1])
+        close(w[:, :, 0], weights[:, :, t, : t + 1])
+    assert past[0].shape == (3, 2, 6, 4)
+
+
+def test_causal_encoder_steps_equal_its_forward():
+    torch.manual_seed(2)
+    enc = CausalTransformerEncoder(3, 8, num_heads=2, num_layers=2, max_len=16).eval()
+    x = torch.randn(2, 5, 3)
+    full, _ = enc(x)
+    cache = None
+    for t in range(5):
+        out, cache = enc.step(x[:, t:t + 1], cache)
+        close(out, full[:, t:t + 1])
 
 
 @pytest.mark.parametrize("norm_first", [False, True])

@@ -9,23 +9,16 @@ import pytest
 import torch
 from torch import nn
 
-from seqviz import models
-from seqviz.models import RNN
+from seqviz.models import CELLS, RNN
 from seqviz.trace import as_seqviz, hidden_grad_norms, hidden_grads
 
 KINDS = ["RNN", "LSTM", "GRU"]
 
 
-def seqviz_class(kind):
-    if not hasattr(models, kind):  # LSTM and GRU are written by another module; skip until they exist
-        pytest.skip(f"seqviz.models has no {kind} yet")
-    return getattr(models, kind)
-
-
 def make_pair(kind, num_layers, bidirectional, input_size=3, hidden_size=4):
     ref = getattr(nn, kind)(input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional,
                             batch_first=True).double()
-    ours = seqviz_class(kind)(input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional)
+    ours = CELLS[kind.lower()](input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional)
     return ours.double().copy_from(ref), ref
 
 

@@ -1,4 +1,4 @@
-"""Data: tokenizers, padding and batching, and the synthetic tasks of the chapters."""
+"""Data: vocabularies and padding, and the synthetic tasks of the chapters."""
 
 from .bert_data import (BERT_SPECIALS, BertVocab, Document, bert_vocab, encode_pairs, encode_sentences, mask_tokens,
                         nsp_pairs, pretraining_data, segment_ids_for, topic_corpus, topic_sentences)
@@ -13,7 +13,7 @@ from .tasks import (
     who_did_it_vocab,
 )
 from .timeseries import forecast_windows, sine_series
-from .tokenizers import BOS, EOS, PAD, SPECIALS, UNK, CharTokenizer, Vocab, WordTokenizer, batches, pad_batch
+from .tokenizers import BOS, EOS, PAD, SPECIALS, UNK, Vocab, pad_batch
 from .translation import (
     Pair,
     encode_source,
@@ -25,8 +25,8 @@ from .translation import (
 )
 
 __all__ = [
-    "BOS", "EOS", "PAD", "SPECIALS", "UNK", "CharTokenizer", "Example", "Vocab", "WordTokenizer",
-    "agreement_task", "agreement_vocab", "batches", "pad_batch", "recall_task", "to_tensors",
+    "BOS", "EOS", "PAD", "SPECIALS", "UNK", "Example", "Vocab",
+    "agreement_task", "agreement_vocab", "pad_batch", "recall_task", "to_tensors",
     "who_did_it_task", "who_did_it_vocab",
     # chapters 5-7: translation and tagging
     "Pair", "Tagged", "encode_source", "pairs_to_tensors", "strip_specials", "tagged_to_tensors", "tagging_task",

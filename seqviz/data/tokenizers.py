@@ -1,4 +1,4 @@
-"""Vocabularies, character and word tokenizers, padding and batching.
+"""Vocabularies and padding.
 
 Used by every chapter. Special tokens come first in every vocabulary, so their ids
 are the same everywhere: ``<pad>`` = 0, ``<unk>`` = 1, ``<bos>`` = 2, ``<eos>`` = 3.
@@ -6,7 +6,6 @@ are the same everywhere: ``<pad>`` = 0, ``<unk>`` = 1, ``<bos>`` = 2, ``<eos>`` 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -84,54 +83,6 @@ class Vocab:
         return out
 
 
-class CharTokenizer:
-    """Splits text into characters."""
-
-    def __init__(self, vocab: Vocab):
-        self.vocab = vocab
-
-    @classmethod
-    def fit(cls, texts: Iterable[str], **kwargs) -> "CharTokenizer":
-        return cls(Vocab.build((list(t) for t in texts), **kwargs))
-
-    def tokenize(self, text: str) -> list[str]:
-        if not isinstance(text, str):
-            raise ValueError(f"expected a string, got {type(text).__name__}")
-        return list(text)
-
-    def encode(self, text: str) -> list[int]:
-        return self.vocab.encode(self.tokenize(text))
-
-    def decode(self, ids: Iterable[int]) -> str:
-        return "".join(self.vocab.decode(ids))
-
-
-class WordTokenizer:
-    """Lower-cases text and splits it into words and punctuation marks."""
-
-    _pattern = re.compile(r"[a-z0-9']+|[^\sa-z0-9']")
-
-    def __init__(self, vocab: Vocab, lowercase: bool = True):
-        self.vocab = vocab
-        self.lowercase = lowercase
-
-    @classmethod
-    def fit(cls, texts: Iterable[str], lowercase: bool = True, **kwargs) -> "WordTokenizer":
-        tok = cls(Vocab([]), lowercase)
-        return cls(Vocab.build((tok.tokenize(t) for t in texts), **kwargs), lowercase)
-
-    def tokenize(self, text: str) -> list[str]:
-        if not isinstance(text, str):
-            raise ValueError(f"expected a string, got {type(text).__name__}")
-        return self._pattern.findall(text.lower() if self.lowercase else text)
-
-    def encode(self, text: str) -> list[int]:
-        return self.vocab.encode(self.tokenize(text))
-
-    def decode(self, ids: Iterable[int]) -> str:
-        return " ".join(self.vocab.decode(ids))
-
-
 def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0, max_len: int | None = None):
     """Right-pad id sequences into a ``(B, T)`` LongTensor; also return lengths ``(B,)``.
 
@@ -150,18 +101,3 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0, max_len: int 
         batch[row, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
     return batch, torch.as_tensor([min(n, T) for n in lengths], dtype=torch.long)
 
-
-def batches(*tensors: torch.Tensor, batch_size: int, shuffle: bool = True, generator: torch.Generator | None = None):
-    """Yield tuples of aligned minibatches from tensors that share their first dimension."""
-    if not tensors:
-        raise ValueError("batches() needs at least one tensor")
-    n = tensors[0].shape[0]
-    for i, t in enumerate(tensors):
-        if t.shape[0] != n:
-            raise ValueError(f"tensor {i} has {t.shape[0]} rows, expected {n} like tensor 0")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    order = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
-    for start in range(0, n, batch_size):
-        idx = order[start : start + batch_size]
-        yield tuple(t[idx] for t in tensors)

@@ -122,10 +122,11 @@ def _count_square(kind, input_size, hidden_size):
 def check_count(answer):
     if not callable(answer):
         return False, "answer should be your function n_params(kind, input_size, hidden_size) returning an int."
-    builtins = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
-    for kind, cls in builtins.items():
+    from ..models import CELLS
+
+    for kind, cell in CELLS.items():
         for input_size, hidden_size in ((3, 5), (32, 64), (100, 7)):
-            expected = count_parameters(cls(input_size, hidden_size))
+            expected = count_parameters(cell.builtin(input_size, hidden_size))
             got = as_number(answer(kind, input_size, hidden_size), "an int (the number of parameters)")
             if got != expected:
                 hint = ""
@@ -134,7 +135,7 @@ def check_count(answer):
                 elif kind == "gru":
                     hint = " A GRU has three blocks of rows (reset, update, candidate), not four."
                 return False, (f"n_params({kind!r}, {input_size}, {hidden_size}) gave {got:g}, but torch.nn."
-                               f"{cls.__name__} has {expected:,} parameters.{hint}")
+                               f"{cell.builtin.__name__} has {expected:,} parameters.{hint}")
     return True, ("Right for RNN, GRU and LSTM at every size tried: gates x (H (I + H) + 2H). A GRU has 3/4 of "
                   "an LSTM's parameters at the same sizes.")
 

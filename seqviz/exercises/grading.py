@@ -241,9 +241,10 @@ def _gru_step(answer, g):
 
 @hidden("ch04.ex2")
 def _gate_count(answer, g):
-    builtins = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
-    cases = [(kind, _randint(g, 1, 200), _randint(g, 1, 200)) for kind in builtins for _ in range(2)]
-    return _agree(answer, lambda k, i, h: count_parameters(builtins[k](i, h)), cases, "n_params")
+    from ..models import CELLS
+
+    cases = [(kind, _randint(g, 1, 200), _randint(g, 1, 200)) for kind in CELLS for _ in range(2)]
+    return _agree(answer, lambda k, i, h: count_parameters(CELLS[k].builtin(i, h)), cases, "n_params")
 
 
 # -- chapter 5 -------------------------------------------------------------------------------------------

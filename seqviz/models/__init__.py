@@ -1,29 +1,39 @@
-"""From-scratch models, each proven equal to its ``torch.nn`` counterpart by the tests."""
+"""Every ``nn.Module`` of the book, from scratch, each proven equal to its ``torch.nn`` counterpart by the tests.
+
+Recurrent (chapters 2-4): ``recurrent`` (RecurrentBase), ``rnn``, ``lstm``, ``gru`` (plain loops), ``_fused``
+(their fast path), ``cells`` (the table of cells), ``tbptt``; classifiers (chapters 1-4): ``classifier``;
+encoder-decoders (5-7): ``attention``, ``seq2seq``; Transformers (8-10): ``mha``, ``transformer``, ``lm``
+(the decoder-only Transformer and the language models), ``bert``; by name (8, 10): ``encoders``, ``forecast``.
+"""
 
 from .attention import AdditiveAttention, masked_softmax, padding_mask
 from .bert import BertClassifier, BertMini, mlm_accuracy, nsp_accuracy, pretraining_loss
+from .cells import CELLS, recurrent, seqviz_twin
 from .classifier import BagOfWords, CausalCNN, SequenceClassifier, last_step
+from .encoders import KINDS, make_block, make_encoder
+from .forecast import Forecaster
 from .gru import GRU
+from .lm import GRULM, CausalTransformerEncoder, TransformerLM, cache_bytes
 from .lstm import LSTM
 from .mha import (LearnedPositionalEncoding, MultiHeadAttention, SinusoidalPositionalEncoding, causal_mask,
                   positional_encoding, scaled_dot_product_attention)
 from .recurrent import RecurrentBase
 from .rnn import RNN
 from .seq2seq import Encoder, Seq2Seq, Tagger, reverse_padded, sequence_accuracy, sequence_loss, token_accuracy
+from .tbptt import TruncatedBPTT
 from .transformer import TransformerDecoderLayer, TransformerEncoderLayer, TransformerSeq2Seq
 
-__all__ = ["BagOfWords", "CausalCNN", "GRU", "LSTM", "RNN", "RecurrentBase", "SequenceClassifier", "last_step",
+__all__ = ["BagOfWords", "CELLS", "CausalCNN", "GRU", "LSTM", "RNN", "RecurrentBase", "SequenceClassifier",
+           "TruncatedBPTT", "last_step", "recurrent", "seqviz_twin",
            # chapters 5-7
            "AdditiveAttention", "Encoder", "Seq2Seq", "Tagger", "masked_softmax", "padding_mask", "reverse_padded",
            "sequence_accuracy", "sequence_loss", "token_accuracy",
            # chapter 8
            "LearnedPositionalEncoding", "MultiHeadAttention", "SinusoidalPositionalEncoding",
            "TransformerDecoderLayer", "TransformerEncoderLayer", "TransformerSeq2Seq", "causal_mask",
-           "positional_encoding", "scaled_dot_product_attention",
+           "make_block", "positional_encoding", "scaled_dot_product_attention",
            # chapter 9
-           "BertClassifier", "BertMini", "mlm_accuracy", "nsp_accuracy", "pretraining_loss"]
-
-# TEMP re-exports (drop at merge): the models branch moves these definitions into seqviz.models
-from ..choosing import KINDS, CausalTransformerEncoder, Forecaster, make_encoder  # noqa: E402
-from ..compare import make_block  # noqa: E402
-from ..streaming import GRULM, TransformerLM, cache_bytes  # noqa: E402
+           "BertClassifier", "BertMini", "mlm_accuracy", "nsp_accuracy", "pretraining_loss",
+           # chapter 10
+           "CausalTransformerEncoder", "Forecaster", "GRULM", "KINDS", "TransformerLM", "cache_bytes",
+           "make_encoder"]

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from ..config import check_device, value_checks
+from ._checks import check_positive_int
 
 
 def padding_mask(lengths: torch.Tensor, T: int) -> torch.Tensor:
@@ -50,8 +51,7 @@ class AdditiveAttention(nn.Module):
     def __init__(self, query_size: int, key_size: int, attention_size: int):
         super().__init__()
         for name, value in (("query_size", query_size), ("key_size", key_size), ("attention_size", attention_size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_positive_int(name, value)
         self.query_size, self.key_size, self.attention_size = query_size, key_size, attention_size
         self.query_proj = nn.Linear(query_size, attention_size, bias=False)  # W_query
         self.key_proj = nn.Linear(key_size, attention_size)  # W_key and b

@@ -26,9 +26,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..config import check_device, value_checks
+from ..data.bert_data import IGNORE_INDEX
+from ._checks import check_ids, check_positive_int
 from .transformer import TransformerEncoderLayer
-
-IGNORE_INDEX = -100
 
 
 class BertMini(nn.Module):
@@ -46,8 +46,7 @@ class BertMini(nn.Module):
         super().__init__()
         for name, value in (("vocab_size", vocab_size), ("d_model", d_model), ("num_layers", num_layers),
                             ("num_heads", num_heads), ("max_len", max_len), ("num_segments", num_segments)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_positive_int(name, value)
         if d_model % num_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by num_heads ({num_heads})")
         self.vocab_size, self.d_model, self.max_len, self.num_segments = vocab_size, d_model, max_len, num_segments
@@ -134,18 +133,11 @@ class BertMini(nn.Module):
         return self
 
     def _check(self, input_ids, segment_ids, attention_mask):
-        if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2 or input_ids.dtype not in (torch.int64,
-                                                                                                     torch.int32):
-            raise ValueError(f"input_ids must be integer token ids (B, T), got "
-                             f"{tuple(input_ids.shape) if isinstance(input_ids, torch.Tensor) else type(input_ids)}")
+        check_ids(input_ids, self.vocab_size, type(self).__name__, self.token_embedding.weight, label="input_ids",
+                  max_len=self.max_len)
         B, T = input_ids.shape
-        if not 1 <= T <= self.max_len:
-            raise ValueError(f"input_ids has {T} positions; this model handles 1..{self.max_len} (max_len)")
-        check_device(self.token_embedding.weight, type(self).__name__, input_ids=input_ids, segment_ids=segment_ids,
+        check_device(self.token_embedding.weight, type(self).__name__, segment_ids=segment_ids,
                      attention_mask=attention_mask)
-        if value_checks(input_ids) and (int(input_ids.min()) < 0 or int(input_ids.max()) >= self.vocab_size):
-            raise ValueError(f"input_ids must lie in 0..{self.vocab_size - 1}, got "
-                             f"{int(input_ids.min())}..{int(input_ids.max())}")
         if segment_ids is None:
             segment_ids = torch.zeros_like(input_ids)
         elif segment_ids.shape != input_ids.shape or (value_checks(segment_ids) and (

@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from ..config import check_device, value_checks
+from ._checks import check_ids
 
 
 def last_step(out: torch.Tensor, lengths: torch.Tensor | None) -> torch.Tensor:
@@ -27,21 +28,10 @@ def last_step(out: torch.Tensor, lengths: torch.Tensor | None) -> torch.Tensor:
     return out.gather(1, index).squeeze(1)
 
 
-def _check_ids(ids: torch.Tensor, vocab_size: int, name: str, weight: torch.Tensor | None = None,
-               lengths: torch.Tensor | None = None):
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
-        got = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
-        raise ValueError(f"{name} expects token ids of shape (batch, time), got {got}")
-    if ids.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"{name} expects integer token ids, got {ids.dtype}")
-    if ids.numel() == 0:
-        raise ValueError(f"{name} got an empty batch: ids has shape {tuple(ids.shape)}")
-    if weight is not None:
-        check_device(weight, name, ids=ids)
+def _check_ids(ids, vocab_size, name, weight, lengths=None):
+    check_ids(ids, vocab_size, name, weight)
     if lengths is not None and lengths.device.type != "cpu":  # lengths may stay on the CPU (as pack_padded_sequence's)
         check_device(ids, name, lengths=lengths)
-    if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
-        raise ValueError(f"{name} expects ids in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
 
 
 class SequenceClassifier(nn.Module):

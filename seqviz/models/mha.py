@@ -15,6 +15,12 @@ Masks are boolean with **True = may attend** (the opposite of ``torch.nn``'s
 head, never stored on the module. Parameter names mirror ``torch.nn.MultiheadAttention``
 (``in_proj_weight``, ``in_proj_bias``, ``out_proj``), so ``copy_from`` is a
 ``load_state_dict``.
+
+A **key/value cache** (Pope et al., 2022, "Efficiently scaling Transformer inference") is an
+option of :class:`MultiHeadAttention`: ``use_cache=True`` also returns the projected keys and
+values, and ``past=`` prepends those of earlier positions, so generating one more token
+projects only the new position and attends over the cache (chapter 10). The tests prove
+that cached steps equal the full forward.
 """
 
 from __future__ import annotations
@@ -25,13 +31,12 @@ import torch
 from torch import nn
 
 from ..config import check_device, value_checks
-from .attention import padding_mask  # noqa: F401  (re-exported: the same padding mask as chapter 7)
+from ._checks import check_positive_int
 
 
 def causal_mask(T: int, device=None) -> torch.Tensor:
     """(T, T) bool, True on and below the diagonal: position i may attend to positions 0..i."""
-    if not isinstance(T, int) or isinstance(T, bool) or T < 1:
-        raise ValueError(f"T must be a positive int (the sequence length), got {T!r}")
+    check_positive_int("T", T, "the sequence length")
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
@@ -99,13 +104,19 @@ class MultiHeadAttention(nn.Module):
     causal mask, say); ``key_mask``: bool (B, Tk), True on real tokens (a padding mask).
     Dropout, if any, acts on the weights in training mode; the returned weights are
     those before dropout.
+
+    Key/value cache: ``past=(keys, values)``, each (B, heads, t, head_size), are the projected
+    keys and values of t earlier positions; this call's come after them, so the weights are
+    (B, heads, Tq, t + Tk) and ``mask``/``key_mask`` cover all t + Tk keys (no mask is needed for
+    one new query: it may see every earlier position). ``use_cache=True`` returns
+    ``(out, weights, present)``, ``present`` the (keys, values) of all t + Tk positions; ``past``
+    itself is left untouched.
     """
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
         super().__init__()
         for name, value in (("d_model", d_model), ("num_heads", num_heads)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_positive_int(name, value)
         if d_model % num_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by num_heads ({num_heads})")
         self.d_model, self.num_heads, self.head_size = d_model, num_heads, d_model // num_heads
@@ -117,7 +128,7 @@ class MultiHeadAttention(nn.Module):
         if bias:
             nn.init.zeros_(self.out_proj.bias)
 
-    def forward(self, query, key, value, mask=None, key_mask=None):
+    def forward(self, query, key, value, mask=None, key_mask=None, past=None, use_cache: bool = False):
         if query.dim() != 3 or key.dim() != 3 or value.dim() != 3 or query.shape[-1] != self.d_model \
                 or key.shape[-1] != self.d_model or value.shape[:2] != key.shape[:2] \
                 or value.shape[-1] != self.d_model or query.shape[0] != key.shape[0]:
@@ -133,11 +144,26 @@ class MultiHeadAttention(nn.Module):
         q = nn.functional.linear(query, w_q, b_q).view(B, Tq, h, hs).transpose(1, 2)  # (B, h, Tq, hs)
         k = nn.functional.linear(key, w_k, b_k).view(B, Tk, h, hs).transpose(1, 2)  # (B, h, Tk, hs)
         v = nn.functional.linear(value, w_v, b_v).view(B, Tk, h, hs).transpose(1, 2)  # (B, h, Tk, hs)
-        full_mask = _attention_mask(mask, key_mask, B, Tq, Tk)  # (B or 1, h or 1, Tq, Tk) or None
+        if past is not None:
+            self._check_past(past, k)
+            k = torch.cat([past[0], k], dim=2)  # (B, h, t + Tk, hs): earlier keys are reused, not recomputed
+            v = torch.cat([past[1], v], dim=2)  # (B, h, t + Tk, hs)
+        full_mask = _attention_mask(mask, key_mask, B, Tq, k.shape[2])  # (B or 1, h or 1, Tq, Tk) or None
         _, weights = scaled_dot_product_attention(q, k, v, full_mask)  # weights (B, h, Tq, Tk)
         heads = self.dropout(weights) @ v  # (B, h, Tq, hs)
         out = self.out_proj(heads.transpose(1, 2).reshape(B, Tq, d))  # (B, Tq, d): heads side by side, then W_o
-        return out, weights
+        return (out, weights, (k, v)) if use_cache else (out, weights)
+
+    def _check_past(self, past, k):
+        B, h, _, hs = k.shape
+        if (not isinstance(past, (tuple, list)) or len(past) != 2
+                or any(not isinstance(p, torch.Tensor) or p.dim() != 4 or p.shape[:2] != (B, h) or p.shape[3] != hs
+                       for p in past) or past[0].shape != past[1].shape):
+            got = [tuple(p.shape) if isinstance(p, torch.Tensor) else type(p).__name__ for p in past] \
+                if isinstance(past, (tuple, list)) else type(past).__name__
+            raise ValueError(f"past must be a (keys, values) pair, each (B, heads, t, head_size) = ({B}, {h}, t, {hs}); "
+                             f"got {got}")
+        check_device(k, type(self).__name__, past_keys=past[0], past_values=past[1])
 
     def copy_from(self, torch_mha: nn.MultiheadAttention) -> "MultiHeadAttention":
         """Copy the weights of a ``torch.nn.MultiheadAttention`` of the same size; returns self."""
@@ -159,8 +185,7 @@ def positional_encoding(num_positions: int, d_model: int, base: float = 10000.0)
     PE[pos, 2i] = sin(pos / base^(2i/d_model)),   PE[pos, 2i+1] = cos(pos / base^(2i/d_model)).
     """
     for name, value in (("num_positions", num_positions), ("d_model", d_model)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_positive_int(name, value)
     position = torch.arange(num_positions, dtype=torch.float64)[:, None]  # (P, 1)
     frequency = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (ceil(d/2),)
     angle = position * frequency  # (P, ceil(d/2))
@@ -171,18 +196,20 @@ def positional_encoding(num_positions: int, d_model: int, base: float = 10000.0)
 
 
 class SinusoidalPositionalEncoding(nn.Module):
-    """``forward(x (B, T, d))`` -> x + PE[:T]; nothing to learn, and defined for any position."""
+    """``forward(x (B, T, d), start=0)`` -> x + PE[start:start+T]; nothing to learn, and defined for any position.
+    ``start`` is the position of x's first step (a generated token's, after a cache of ``start`` positions)."""
 
     def __init__(self, max_len: int, d_model: int):
         super().__init__()
         self.max_len = max_len
         self.register_buffer("pe", positional_encoding(max_len, d_model), persistent=False)  # (max_len, d)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.dim() != 3 or x.shape[1] > self.max_len or x.shape[2] != self.pe.shape[1]:
-            raise ValueError(f"expected (B, T <= {self.max_len}, {self.pe.shape[1]}), got {tuple(x.shape)}")
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        if x.dim() != 3 or start + x.shape[1] > self.max_len or x.shape[2] != self.pe.shape[1]:
+            raise ValueError(f"expected (B, T, {self.pe.shape[1]}) with {start} + T <= {self.max_len} (max_len), "
+                             f"got {tuple(x.shape)}")
         check_device(self.pe, type(self).__name__, x=x)
-        return x + self.pe[: x.shape[1]]  # (B, T, d)
+        return x + self.pe[start:start + x.shape[1]]  # (B, T, d)
 
 
 class LearnedPositionalEncoding(nn.Module):

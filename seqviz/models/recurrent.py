@@ -1,12 +1,18 @@
-"""The machinery every from-scratch recurrent model shares (RNN here; LSTM and GRU reuse it).
+"""The machinery every from-scratch recurrent model shares: RNN, LSTM and GRU (chapters 2-4).
 
 Parameters are laid out and named exactly as in ``torch.nn.RNN/LSTM/GRU``
 (``weight_ih_l0``, ``weight_hh_l0_reverse`` ...), so ``copy_from`` is a
-``load_state_dict`` after shape checks. A subclass writes only ``_scan``: one
-direction of one layer, a plain loop over time, one line per equation.
+``load_state_dict`` after shape checks. A subclass writes ``_scan``: one direction of
+one layer, a plain loop over time, one line per equation. That loop is the reference,
+tested equal to ``torch.nn``. LSTM and GRU also offer a fused fast path (``fused_scan``,
+in ``_fused.py``), tested equal to the plain loop and used by default; ``fused=False``
+runs the plain loop.
 
 Speed: the input projection ``x W_ih^T + b_ih`` of all time steps is one matrix
 product before the loop; only the recurrent product ``h W_hh^T`` runs step by step.
+
+:meth:`RecurrentBase.steps` is the public per-step API: the top layer read one step at
+a time, each h_t its own node of the autograd graph (``seqviz.gradients`` uses it).
 """
 
 from __future__ import annotations
@@ -17,30 +23,36 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._checks import check_positive_int
+
 
 class RecurrentBase(nn.Module):
     """Batch-first, multi-layer, optionally bidirectional recurrent network.
 
     Subclasses set ``gates`` (rows of ``weight_ih`` per hidden unit), ``state_names``,
-    ``trace_names`` and ``builtin``, and implement :meth:`_scan`.
+    ``trace_names`` and ``builtin``, implement :meth:`_scan` (the plain loop) and may set
+    ``fused_scan`` and ``fused_project`` (a fast path computing the same). ``fused=False``
+    (or setting ``model.fused = False``) runs the plain loop, which also supports second derivatives.
     """
 
     gates = 1
     state_names: tuple[str, ...] = ("h",)
     trace_names: tuple[str, ...] = ("h",)
     builtin: type[nn.Module] = nn.RNNBase
+    fused_scan = None  # f(projected, state, w_hh, b_hh, record), as _scan; None: no fast path
+    fused_project = None  # f(layer_input, w_ih, b_ih, b_hh) -> what fused_scan reads
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
-                 dropout: float = 0.0, bidirectional: bool = False):
+                 dropout: float = 0.0, bidirectional: bool = False, *, fused: bool = True):
         super().__init__()
         for name, value in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_positive_int(name, value)
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.dropout, self.bidirectional = bool(bias), float(dropout), bool(bidirectional)
         self.num_directions = 2 if bidirectional else 1
+        self.fused = bool(fused)
         rows = self.gates * hidden_size
         for layer in range(num_layers):
             layer_input = input_size if layer == 0 else hidden_size * self.num_directions
@@ -56,6 +68,12 @@ class RecurrentBase(nn.Module):
 
     def _suffixes(self):
         return ("", "_reverse")[: self.num_directions]
+
+    def _paths(self):
+        """``(project, scan)``: the fused fast path where the model has one and ``fused`` is on, else the plain loop."""
+        if self.fused and type(self).fused_scan is not None:
+            return type(self).fused_project, type(self).fused_scan
+        return (lambda layer_input, w_ih, b_ih, b_hh: self._project(layer_input, w_ih, b_ih)), self._scan
 
     def reset_parameters(self):
         """PyTorch's initialisation: every weight and bias uniform in ±1/sqrt(hidden_size)."""
@@ -108,21 +126,21 @@ class RecurrentBase(nn.Module):
         ``torch.nn`` module; ``trace[name]`` is (num_layers * num_directions, B, T, hidden).
         """
         self._check_input(x)
-        B, T, _ = x.shape
         init = self._initial_state(state, x)  # tuple of (L*D, B, H), one per state name
         finals = [[] for _ in self.state_names]
         trace = {name: [] for name in self.trace_names} if return_trace else None
+        project, scan = self._paths()
         layer_input = x
         for layer in range(self.num_layers):
             outputs = []
             for direction, suffix in enumerate(self._suffixes()):
                 index = layer * self.num_directions + direction
                 w_ih, w_hh, b_ih, b_hh = self.layer_weights(layer, suffix)
-                projected = self._project(layer_input, w_ih, b_ih)  # (B, T, gates*H): all steps at once
+                projected = project(layer_input, w_ih, b_ih, b_hh)  # (B, T, gates*H): all steps at once
                 if direction == 1:
                     projected = projected.flip(1)  # the backward direction reads right to left
                 start = tuple(s[index].to(projected.dtype) for s in init)  # autocast: match the projection
-                out, final, steps = self._scan(projected, start, w_hh, b_hh, return_trace)
+                out, final, steps = scan(projected, start, w_hh, b_hh, return_trace)
                 if direction == 1:
                     out = out.flip(1)
                     steps = {k: v.flip(1) for k, v in steps.items()}
@@ -150,8 +168,46 @@ class RecurrentBase(nn.Module):
         b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
         return w_ih, w_hh, b_ih, b_hh
 
+    def steps(self, x: torch.Tensor, state=None):
+        """Read ``x`` (B, T, input_size) with the top layer run one step at a time.
+
+        Returns ``(out, hs)``: ``out`` (B, T, D*hidden) equals ``forward``'s; ``hs[direction][t]``
+        (B, hidden) is the top layer's h_t, in input order, each its own node of the autograd
+        graph: the gradient of a loss with respect to it is the total derivative dL/dh_t (through
+        the output at t and through every later step). The plain loop runs here (no fused path).
+        """
+        self._check_input(x)
+        if self.num_layers > 1 and self.dropout and self.training:
+            raise ValueError(f"{type(self).__name__}.steps needs eval() when dropout > 0: dropout between "
+                             "layers is random")
+        T = x.shape[1]
+        init = self._initial_state(state, x)  # tuple of (L*D, B, H), one per state name
+        h_index = self.state_names.index("h")
+        top = self.num_layers - 1
+        layer_input = x
+        if top > 0:  # the lower layers, exactly as in forward: their outputs are the top layer's input
+            lower = self(x, state, return_trace=True)[2]["h"][: top * self.num_directions]  # (L'*D, B, T, H)
+            layer_input = torch.cat(list(lower[-self.num_directions:]), dim=-1)  # (B, T, D*H), last lower layer
+        outputs, hs_all = [], []
+        for direction, suffix in enumerate(self._suffixes()):
+            index = top * self.num_directions + direction
+            w_ih, w_hh, b_ih, b_hh = self.layer_weights(top, suffix)
+            projected = self._project(layer_input, w_ih, b_ih)  # (B, T, gates*H)
+            order = range(T - 1, -1, -1) if direction == 1 else range(T)  # reading order
+            step_state = tuple(s[index].to(projected.dtype) for s in init)  # each (B, H)
+            hs = [None] * T
+            for t in order:
+                step_out, step_state, _ = self._scan(projected[:, t:t + 1], step_state, w_hh, b_hh, False)
+                h = step_out[:, 0]  # (B, H): one node carries h_t to the output and to step t+1
+                step_state = tuple(h if i == h_index else s for i, s in enumerate(step_state))
+                hs[t] = h
+            hs_all.append(hs)
+            outputs.append(torch.stack(hs, dim=1))  # (B, T, H), input order
+        out = outputs[0] if len(outputs) == 1 else torch.cat(outputs, dim=-1)  # (B, T, D*H)
+        return out, hs_all
+
     def _project(self, layer_input, w_ih, b_ih):
-        """``layer_input W_ih^T + b_ih`` for every step at once; LSTM and GRU swap in a faster product."""
+        """``layer_input W_ih^T + b_ih`` for every step at once (B, T, gates*H)."""
         return F.linear(layer_input, w_ih, b_ih)
 
     def _scan(self, projected, state, w_hh, b_hh, record):

@@ -18,7 +18,7 @@ ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu, "linear": lambda z: z}
 
 
 class RNN(RecurrentBase):
-    """Drop-in for ``torch.nn.RNN(..., batch_first=True)``; ``forward(x, h0=None, return_trace=False)``.
+    """Drop-in for ``torch.nn.RNN(..., batch_first=True)``; ``forward(x, state=None, return_trace=False)``.
 
     ``trace["h"]`` is every hidden state, (num_layers * num_directions, B, T, hidden).
     """

@@ -26,10 +26,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..config import check_device, model_device, value_checks
+from ..config import check_device
+from ._checks import check_ids, check_lengths
+from ._decoding import Decoding
 from .attention import AdditiveAttention, padding_mask
-
-CELLS = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
+from .cells import recurrent
 
 
 def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -44,29 +45,6 @@ def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     return x.gather(1, index)
 
 
-def _check_ids(ids, lengths, vocab_size, name, weight=None):
-    """Shapes always; the model's device (``weight``'s) always; values only where they cost no sync.
-    Returns the lengths on the ids' device (they may come on the CPU)."""
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
-        got = f"{tuple(ids.shape)} {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
-        raise ValueError(f"{name} expects integer token ids of shape (batch, time), got {got}")
-    if ids.shape[0] == 0 or ids.shape[1] == 0:
-        raise ValueError(f"{name} got an empty source: ids has shape {tuple(ids.shape)} (expected >= 1 token)")
-    if weight is not None:
-        check_device(weight, name, ids=ids)
-    if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
-        raise ValueError(f"{name} expects ids in 0..{vocab_size - 1}, got {int(ids.min())}..{int(ids.max())}")
-    if lengths is None:
-        return torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
-    if not isinstance(lengths, torch.Tensor) or lengths.shape != (ids.shape[0],) or (value_checks(lengths) and (
-            int(lengths.min()) < 1 or int(lengths.max()) > ids.shape[1])):
-        shape = tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__
-        values = lengths.tolist()[:8] if isinstance(lengths, torch.Tensor) and value_checks(lengths) else "unread"
-        raise ValueError(f"{name} expects lengths (B,) = ({ids.shape[0]},) in 1..{ids.shape[1]}; got shape "
-                         f"{shape}, values {values} (an empty source has length 0)")
-    return lengths.to(ids.device)
-
-
 class Encoder(nn.Module):
     """``forward(ids (B, S), lengths (B,))`` -> ``(outputs (B, S, D*H), summary (B, D*H))``.
 
@@ -77,16 +55,15 @@ class Encoder(nn.Module):
     def __init__(self, vocab_size: int, embed_size: int, hidden_size: int, bidirectional: bool = True,
                  cell: str = "gru"):
         super().__init__()
-        if cell not in CELLS:
-            raise ValueError(f"cell must be one of {sorted(CELLS)}, got {cell!r}")
         self.vocab_size, self.hidden_size, self.bidirectional = vocab_size, hidden_size, bool(bidirectional)
         self.output_size = hidden_size * (2 if bidirectional else 1)
         self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=0)
-        self.forward_rnn = CELLS[cell](embed_size, hidden_size, batch_first=True)
-        self.backward_rnn = CELLS[cell](embed_size, hidden_size, batch_first=True) if bidirectional else None
+        self.forward_rnn = recurrent(cell, embed_size, hidden_size)  # torch.nn's, batch-first
+        self.backward_rnn = recurrent(cell, embed_size, hidden_size) if bidirectional else None
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None):
-        lengths = _check_ids(ids, lengths, self.vocab_size, type(self).__name__, self.embedding.weight)
+        check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
+        lengths = check_lengths(lengths, ids, type(self).__name__)
         x = self.embedding(ids)  # (B, S, E)
         outputs, _ = self.forward_rnn(x)  # (B, S, H); positions after a row's end are never read
         last = (lengths.to(ids.device) - 1).view(-1, 1, 1).expand(-1, 1, self.hidden_size)  # (B, 1, H)
@@ -142,7 +119,7 @@ class Memory:
         return Memory(grow(self.outputs), grow(self.mask), grow(self.state), grow(self.projected))
 
 
-class Seq2Seq(nn.Module):
+class Seq2Seq(Decoding, nn.Module):
     """Encoder-decoder; ``forward(src, src_lengths, tgt_in)`` -> logits (B, U, V) for every target step.
 
     With ``return_trace=True`` also a dict: ``"fed"`` (B, U), the tokens the decoder read,
@@ -168,8 +145,8 @@ class Seq2Seq(nn.Module):
         self.out = nn.Linear(hidden_size + context, tgt_vocab_size)
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor | None = None) -> Memory:
-        src_lengths = _check_ids(src, src_lengths, self.encoder.vocab_size, type(self).__name__,
-                                 self.encoder.embedding.weight)
+        check_ids(src, self.encoder.vocab_size, type(self).__name__, self.encoder.embedding.weight)
+        src_lengths = check_lengths(src_lengths, src, type(self).__name__)
         outputs, summary = self.encoder(src, src_lengths)  # (B, S, De), (B, De)
         mask = padding_mask(src_lengths.to(src.device), src.shape[1])  # (B, S)
         projected = self.attention.project_keys(outputs) if self.attention is not None else None
@@ -219,66 +196,19 @@ class Seq2Seq(nn.Module):
             trace["attention"] = torch.stack(weights, dim=1)  # (B, U, S)
         return logits, trace
 
-    @torch.no_grad()
-    def greedy(self, src, src_lengths=None, max_len: int = 20):
-        """Batched greedy decoding: (tokens (B, <= max_len), attention (B, <= max_len, S) or None); after eos, pads.
+    # -- the hooks of Decoding: greedy and log_prob_fn -------------------------------------------------
 
-        Runs where the model is (``src`` and ``src_lengths`` are moved there); the results come back on
-        ``src``'s device. Stops early once every row has produced eos."""
-        if not isinstance(max_len, int) or max_len < 1:
-            raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
-        if not isinstance(src, torch.Tensor):
-            raise ValueError(f"src must be a tensor of token ids (B, S), got {type(src).__name__}")
-        caller, device = src.device, model_device(self)
-        src = src.to(device)
-        memory = self.encode(src, None if src_lengths is None else src_lengths.to(device))
-        B = src.shape[0]
-        tokens = torch.full((B,), self.bos_id, dtype=torch.long, device=src.device)
-        done = torch.zeros(B, dtype=torch.bool, device=src.device)
-        state, out, weights = memory.state, [], []
-        for _ in range(max_len):
-            logits, state, w = self.step(memory, tokens, state)
-            tokens = logits.argmax(-1).masked_fill(done, 0)  # (B,): pads after eos
-            out.append(tokens)
-            weights.append(w)
-            done |= tokens == self.eos_id
-            if bool(done.all()):  # one read per generated token: the price of stopping early
-                break
-        attention = torch.stack(weights, dim=1).to(caller) if self.attention is not None else None
-        return torch.stack(out, dim=1).to(caller), attention
+    def _begin(self, src, src_lengths):
+        return self.encode(src, src_lengths)
 
-    def log_prob_fn(self, src_ids):
-        """A ``log_prob_fn`` for :mod:`seqviz.decode` that translates one source sentence (a list or 1-D tensor of ids).
+    def _expand(self, memory, k):
+        return memory.expand(k)
 
-        Decoder states are cached by prefix, so each call costs one decoder step.
-        """
-        src = torch.as_tensor(list(src_ids) if not isinstance(src_ids, torch.Tensor) else src_ids, dtype=torch.long)
-        if src.dim() != 1 or src.numel() == 0:
-            raise ValueError(f"log_prob_fn expects one non-empty source sentence (S,) of ids, got shape {tuple(src.shape)}")
-        device = next(self.parameters()).device
-        with torch.no_grad():
-            memory = self.encode(src[None].to(device))
-        cache = {(): memory.state[0]}
+    def _first_state(self, memory):
+        return memory.state  # (B, H)
 
-        @torch.no_grad()
-        def log_probs(prefixes: torch.Tensor) -> torch.Tensor:
-            rows = prefixes.tolist()
-            states = torch.stack([self._cached_state(memory, cache, tuple(r[:-1])) for r in rows])  # (k, H)
-            last = torch.tensor([r[-1] for r in rows], device=device)  # (k,)
-            logits, new_states, _ = self.step(memory.expand(len(rows)), last, states)
-            for r, s in zip(rows, new_states):
-                cache[tuple(r)] = s
-            return logits.log_softmax(-1)  # (k, V)
-
-        return log_probs
-
-    def _cached_state(self, memory, cache, prefix):
-        if prefix not in cache:  # not seen before: read the prefix from the start
-            state = memory.state
-            for token in prefix:
-                _, state, _ = self.step(memory, torch.tensor([token], device=state.device), state)
-            cache[prefix] = state[0]
-        return cache[prefix]
+    def _next(self, memory, prefix, state):
+        return self.step(memory, prefix[:, -1], state)  # the GRU reads only the newest token
 
     @torch.no_grad()
     def alignment(self, src_ids, output_ids) -> torch.Tensor:

@@ -24,7 +24,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..config import check_device, model_device, value_checks
+from ..config import check_device
+from ._checks import check_ids
+from ._decoding import Decoding
 from .attention import padding_mask
 from .mha import LearnedPositionalEncoding, MultiHeadAttention, SinusoidalPositionalEncoding, causal_mask
 
@@ -32,7 +34,7 @@ ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 
 
 class _Block(nn.Module):
-    """What encoder and decoder layers share: the feed-forward network and the two layouts of LayerNorm."""
+    """What encoder and decoder layers share: the self-attention, the feed-forward network, the LayerNorms."""
 
     def __init__(self, d_model, num_heads, dim_feedforward, dropout, activation, norm_first, layer_norm_eps,
                  num_norms):
@@ -48,16 +50,9 @@ class _Block(nn.Module):
             setattr(self, f"norm{i}", nn.LayerNorm(d_model, eps=layer_norm_eps))
             setattr(self, f"dropout{i}", nn.Dropout(dropout))
 
-    def _ff(self, x):
-        return self.linear2(self.dropout(ACTIVATIONS[self.activation_name](self.linear1(x))))  # (B, T, d)
-
-    def _sublayer(self, x, norm, dropout, fn):
-        """One residual sub-layer: post-LN ``norm(x + fn(x))`` or pre-LN ``x + fn(norm(x))``; fn returns (y, extra)."""
-        if self.norm_first:
-            y, extra = fn(norm(x))
-            return x + dropout(y), extra
-        y, extra = fn(x)
-        return norm(x + dropout(y)), extra
+    def feed_forward(self, x):
+        """FFN(x) = W_2 act(W_1 x + b_1) + b_2, each position on its own: (B, T, d) -> (B, T, d)."""
+        return self.linear2(self.dropout(ACTIVATIONS[self.activation_name](self.linear1(x))))
 
     def _check(self, x, name):
         if x.dim() != 3 or x.shape[-1] != self.d_model:
@@ -86,17 +81,27 @@ class TransformerEncoderLayer(_Block):
     """``forward(x (B, T, d), mask=None, key_mask=None)`` -> ``(x (B, T, d), weights (B, heads, T, T))``.
 
     ``mask`` (T, T) bool, True = may attend; ``key_mask`` (B, T) bool, True on real tokens.
+    ``past``/``use_cache``: the self-attention's key/value cache (see :class:`MultiHeadAttention`);
+    with ``use_cache=True`` the result is ``(x, weights, present)``. Under a causal mask this
+    layer is a decoder-only Transformer's block (:class:`~seqviz.models.CausalTransformerEncoder`).
     """
 
     def __init__(self, d_model: int, num_heads: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str = "relu", norm_first: bool = False, layer_norm_eps: float = 1e-5):
         super().__init__(d_model, num_heads, dim_feedforward, dropout, activation, norm_first, layer_norm_eps, 2)
 
-    def forward(self, x, mask=None, key_mask=None):
+    def forward(self, x, mask=None, key_mask=None, past=None, use_cache: bool = False):
         self._check(x, "x")
-        x, weights = self._sublayer(x, self.norm1, self.dropout1, lambda y: self.self_attn(y, y, y, mask, key_mask))
-        x, _ = self._sublayer(x, self.norm2, self.dropout2, lambda y: (self._ff(y), None))
-        return x, weights
+        if self.norm_first:  # pre-LN: x = x + Sublayer(LayerNorm(x))
+            y = self.norm1(x)
+            attn, *extra = self.self_attn(y, y, y, mask, key_mask, past=past, use_cache=use_cache)
+            x = x + self.dropout1(attn)
+            x = x + self.dropout2(self.feed_forward(self.norm2(x)))
+        else:  # post-LN: x = LayerNorm(x + Sublayer(x))
+            attn, *extra = self.self_attn(x, x, x, mask, key_mask, past=past, use_cache=use_cache)
+            x = self.norm1(x + self.dropout1(attn))
+            x = self.norm2(x + self.dropout2(self.feed_forward(x)))
+        return (x, *extra)  # (x, weights) or (x, weights, present)
 
 
 class TransformerDecoderLayer(_Block):
@@ -115,14 +120,23 @@ class TransformerDecoderLayer(_Block):
     def forward(self, x, memory, mask=None, key_mask=None, memory_key_mask=None):
         self._check(x, "x")
         self._check(memory, "memory")
-        x, self_w = self._sublayer(x, self.norm1, self.dropout1, lambda y: self.self_attn(y, y, y, mask, key_mask))
-        x, cross_w = self._sublayer(x, self.norm2, self.dropout2,
-                                    lambda y: self.multihead_attn(y, memory, memory, None, memory_key_mask))
-        x, _ = self._sublayer(x, self.norm3, self.dropout3, lambda y: (self._ff(y), None))
+        if self.norm_first:  # pre-LN: x = x + Sublayer(LayerNorm(x))
+            y = self.norm1(x)
+            attn, self_w = self.self_attn(y, y, y, mask, key_mask)
+            x = x + self.dropout1(attn)
+            cross, cross_w = self.multihead_attn(self.norm2(x), memory, memory, None, memory_key_mask)
+            x = x + self.dropout2(cross)
+            x = x + self.dropout3(self.feed_forward(self.norm3(x)))
+        else:  # post-LN: x = LayerNorm(x + Sublayer(x))
+            attn, self_w = self.self_attn(x, x, x, mask, key_mask)
+            x = self.norm1(x + self.dropout1(attn))
+            cross, cross_w = self.multihead_attn(x, memory, memory, None, memory_key_mask)
+            x = self.norm2(x + self.dropout2(cross))
+            x = self.norm3(x + self.dropout3(self.feed_forward(x)))
         return x, self_w, cross_w
 
 
-class TransformerSeq2Seq(nn.Module):
+class TransformerSeq2Seq(Decoding, nn.Module):
     """A small encoder-decoder Transformer with the interface of :class:`~seqviz.models.Seq2Seq`:
     ``forward(src (B, S), src_lengths (B,), tgt_in (B, U))`` -> logits (B, U, V).
 
@@ -130,6 +144,8 @@ class TransformerSeq2Seq(nn.Module):
     tensor per layer: ``"encoder"`` (S x S), ``"decoder"`` (U x U, causal) and
     ``"cross"`` (U x S). ``positional`` is "sinusoidal", "learned" or "none" (to show
     what goes wrong without it). Token embeddings are scaled by sqrt(d_model), as in the paper.
+    ``greedy`` and ``log_prob_fn`` come from :class:`~seqviz.models._decoding.Decoding`; each step
+    re-reads the whole prefix (decoding stays sequential, one token at a time).
     """
 
     def __init__(self, src_vocab_size: int, tgt_vocab_size: int, d_model: int = 64, num_heads: int = 4,
@@ -162,14 +178,7 @@ class TransformerSeq2Seq(nn.Module):
         self.out = nn.Linear(d_model, tgt_vocab_size)
 
     def _check_ids(self, ids, vocab, name):
-        if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
-            raise ValueError(f"{name} must be integer token ids (B, T), got "
-                             f"{tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__}")
-        if ids.shape[1] == 0 or ids.shape[1] > self.max_len:
-            raise ValueError(f"{name} has {ids.shape[1]} positions; this model handles 1..{self.max_len} (max_len)")
-        check_device(self.out.weight, type(self).__name__, **{name: ids})
-        if value_checks(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab):
-            raise ValueError(f"{name} ids must lie in 0..{vocab - 1}, got {int(ids.min())}..{int(ids.max())}")
+        check_ids(ids, vocab, type(self).__name__, self.out.weight, label=name, max_len=self.max_len)
 
     def encode(self, src, src_lengths=None, return_trace=False):
         """``(memory (B, S, d), src_mask (B, S))``, and the encoder's weights if ``return_trace``."""
@@ -206,49 +215,20 @@ class TransformerSeq2Seq(nn.Module):
             return logits, {"encoder": enc_w, "decoder": self_w, "cross": cross_w}
         return logits
 
-    @torch.no_grad()
-    def greedy(self, src, src_lengths=None, max_len: int = 20):
-        """Batched greedy decoding: ``(tokens (B, <= max_len), cross-attention (B, <= max_len, S))``.
+    # -- the hooks of Decoding: greedy and log_prob_fn -------------------------------------------------
 
-        The cross-attention is the last decoder layer's, averaged over heads; after eos, pads.
-        Each step re-reads the whole prefix: decoding stays sequential, one token at a time.
-        Runs where the model is (``src`` and ``src_lengths`` are moved there); the results come back on
-        ``src``'s device.
-        """
-        if not isinstance(max_len, int) or max_len < 1:
-            raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
-        if not isinstance(src, torch.Tensor):
-            raise ValueError(f"src must be a tensor of token ids (B, S), got {type(src).__name__}")
-        caller, device = src.device, model_device(self)
-        src = src.to(device)
-        memory, src_mask = self.encode(src, None if src_lengths is None else src_lengths.to(device))
-        B = src.shape[0]
-        prefix = torch.full((B, 1), self.bos_id, dtype=torch.long, device=src.device)  # (B, 1)
-        done = torch.zeros(B, dtype=torch.bool, device=src.device)
-        cross = None
-        for _ in range(min(max_len, self.max_len - 1)):
-            logits, _, cross_w = self.decode(memory, src_mask, prefix)  # (B, t, V)
-            tokens = logits[:, -1].argmax(-1).masked_fill(done, 0)  # (B,)
-            prefix = torch.cat([prefix, tokens[:, None]], dim=1)
-            cross = cross_w[-1].mean(1)  # (B, t, S)
-            done |= tokens == self.eos_id
-            if bool(done.all()):  # one read per generated token: the price of stopping early
-                break
-        return prefix[:, 1:].to(caller), cross.to(caller)
+    def _begin(self, src, src_lengths):
+        return self.encode(src, src_lengths)  # (memory (B, S, d), src_mask (B, S))
 
-    def log_prob_fn(self, src_ids):
-        """A ``log_prob_fn`` for :mod:`seqviz.decode` that translates one source sentence (list or 1-D tensor of ids)."""
-        src = torch.as_tensor(list(src_ids) if not isinstance(src_ids, torch.Tensor) else src_ids, dtype=torch.long)
-        if src.dim() != 1 or src.numel() == 0:
-            raise ValueError(f"log_prob_fn expects one non-empty source sentence (S,), got shape {tuple(src.shape)}")
-        device = next(self.parameters()).device
-        with torch.no_grad():
-            memory, src_mask = self.encode(src[None].to(device))
+    def _expand(self, memory, k):
+        return memory[0].expand(k, -1, -1), memory[1].expand(k, -1)
 
-        @torch.no_grad()
-        def log_probs(prefixes: torch.Tensor) -> torch.Tensor:
-            k = prefixes.shape[0]
-            logits, _, _ = self.decode(memory.expand(k, -1, -1), src_mask.expand(k, -1), prefixes.to(device))
-            return logits[:, -1].log_softmax(-1)  # (k, V)
+    def _first_state(self, memory):
+        return None  # no state: every step re-reads the prefix
 
-        return log_probs
+    def _decode_steps(self, max_len):
+        return min(max_len, self.max_len - 1)
+
+    def _next(self, memory, prefix, state):
+        logits, _, cross_w = self.decode(*memory, prefix)  # (B, t, V), cross_w: per layer (B, h, t, S)
+        return logits[:, -1], None, cross_w[-1][:, :, -1].mean(1)  # (B, V), the last layer's row, mean over heads

@@ -1,7 +1,7 @@
 """Cost against length: measured times on log-log axes with fitted power laws (chapter 8).
 
 - :func:`cost_figure`: plotly, the measured times (markers), each fitted ``c * n^p`` (dashed) and the
-  length where two fits cross (dotted). The fits come from :func:`seqviz.compare.fit_power_law`.
+  length where two fits cross (dotted). The fits come from :func:`seqviz.measure.fit_power_law`.
 """
 
 from __future__ import annotations
