@@ -127,3 +127,24 @@ def test_ch01_checkers_survive_nonsense():
         for nonsense in ("sixty", [1, 2], lambda *args: 1 / 0):
             ok, message = run_checker(key, nonsense)
             assert not ok and isinstance(message, str)
+
+
+def test_window_mlp_grows_with_its_window_and_reads_no_other_length():
+    from seqviz.models import WindowMLP
+
+    V, E, H, C = 30, 8, 16, 3
+    for window in (5, 50):
+        mlp = WindowMLP(V, E, window, H, C)
+        assert sum(p.numel() for p in mlp.parameters()) == V * E + (window * E * H + H) + (H * C + C)
+    # the same network as an nn.Sequential over the flattened window (chapter 2's first form), weight for weight
+    torch.manual_seed(0)
+    mlp = WindowMLP(V, E, 5, H, C, activation="tanh")
+    torch.manual_seed(0)
+    plain = torch.nn.Sequential(torch.nn.Embedding(V, E), torch.nn.Flatten(), torch.nn.Linear(5 * E, H),
+                                torch.nn.Tanh(), torch.nn.Linear(H, C))
+    ids = torch.randint(0, V, (4, 5))
+    torch.testing.assert_close(mlp(ids), plain(ids))
+    with pytest.raises(ValueError, match=r"exactly 5 tokens: ids must be \(B, 5\), got shape \(1, 500\)"):
+        mlp(torch.zeros(1, 500, dtype=torch.long))
+    with pytest.raises(ValueError, match="activation"):
+        WindowMLP(V, E, 5, H, C, activation="gelu")

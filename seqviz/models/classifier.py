@@ -5,6 +5,8 @@
 - :class:`BagOfWords`: the mean of the word embeddings; blind to order by construction.
 - :class:`CausalCNN`: stacked causal convolutions read out at the last position; it sees
   exactly ``receptive_field`` tokens back (chapter 1).
+- :class:`WindowMLP`: the embeddings of exactly ``window`` tokens, concatenated, then an MLP: a
+  network without a loop whose size grows with the length it reads (chapters 1 and 2).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import torch
 from torch import nn
 
 from ..config import check_device, value_checks
-from ._checks import check_ids
+from ._checks import check_ids, check_positive_int
 
 
 def last_step(out: torch.Tensor, lengths: torch.Tensor | None) -> torch.Tensor:
@@ -109,3 +111,30 @@ class CausalCNN(nn.Module):
         for conv in self.convs:
             h = torch.relu(conv(nn.functional.pad(h, (self.kernel_size - 1, 0))))  # (B, C, T): causal
         return self.head(last_step(h.transpose(1, 2), lengths))
+
+
+class WindowMLP(nn.Module):
+    """Concatenate the embeddings of exactly ``window`` tokens, then an MLP (chapters 1 and 2).
+
+    Its first layer has a weight for every position in the window, so its size grows with
+    ``window`` and it cannot read any other length: the contrast to a recurrent network, which
+    reads any length with the same weights. ``forward(ids, lengths=None)`` -> logits (B, num_classes);
+    ``activation`` is ``"relu"`` or ``"tanh"``.
+    """
+
+    def __init__(self, vocab_size: int, embed_size: int, window: int, hidden_size: int, num_classes: int,
+                 activation: str = "relu"):
+        super().__init__()
+        if activation not in ("relu", "tanh"):
+            raise ValueError(f"activation must be 'relu' or 'tanh', got {activation!r}")
+        self.window = check_positive_int("window", window)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.mlp = nn.Sequential(nn.Linear(window * embed_size, hidden_size),
+                                 nn.ReLU() if activation == "relu" else nn.Tanh(), nn.Linear(hidden_size, num_classes))
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
+        if ids.dim() != 2 or ids.shape[1] != self.window:
+            raise ValueError(f"WindowMLP reads exactly {self.window} tokens: ids must be (B, {self.window}), "
+                             f"got shape {tuple(ids.shape)}")
+        check_ids(ids, self.embedding.num_embeddings, "WindowMLP", self.embedding.weight)
+        return self.mlp(self.embedding(ids).flatten(1))  # (B, window * E) -> (B, num_classes)
