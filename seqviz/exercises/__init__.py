@@ -1,7 +1,8 @@
 """Exercises of every chapter, checked by ``check("ch02.ex1", answer)``.
 
-Each chapter's checkers live in their own module (``ch01``, ``ch02`` ...), imported
-here so that they register themselves.
+Each chapter's checkers and hidden tests live in their own module (``ch01``, ``ch02`` ...),
+imported here so that they register themselves (``registry.EXERCISES``, ``hidden.HIDDEN``);
+``grading`` grades a submitted answer with both.
 """
 
 from . import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10  # noqa: F401  (registration)

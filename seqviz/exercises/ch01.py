@@ -4,6 +4,9 @@
 - ``ch01.ex2``: ``same_bag(a, b)``, True iff two sentences have the same bag of words;
 - ``ch01.ex3``: ``receptive_field(kernel_size, num_layers)`` of a stack of causal convolutions;
 - ``ch01.ex4``: the fewest kernel-3 layers that let a causal CNN recall a token 50 steps back.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
+import torch
+
+from .hidden import agree, hidden_test, randint
 from .registry import as_bool, as_number, exercise
 
 # -- ex1: orderings -------------------------------------------------------------------------
@@ -89,6 +96,26 @@ def _check_same_bag(answer):
                   "gives them the same answer.")
 
 
+_WORDS = "the dog bites man a god cat sat on mat".split()
+
+
+@hidden_test("ch01.ex2")
+def _hidden_same_bag(answer, g):
+    cases = []
+    for _ in range(40):
+        a = [_WORDS[i] for i in torch.randint(len(_WORDS), (randint(g, 1, 7),), generator=g)]
+        kind = randint(g, 0, 2)
+        if kind == 0:  # a permutation: the same bag
+            b = [a[i] for i in torch.randperm(len(a), generator=g)]
+        elif kind == 1:  # one word replaced
+            b = list(a)
+            b[randint(g, 0, len(b) - 1)] = _WORDS[randint(g, 0, len(_WORDS) - 1)]
+        else:  # one word repeated
+            b = a + [a[0]]
+        cases.append((" ".join(a), " ".join(b)))
+    return agree(answer, _same_bag_reference, cases, "same_bag")
+
+
 # -- ex3: receptive field of a causal CNN -------------------------------------------------------
 
 
@@ -120,6 +147,12 @@ def _check_receptive_field(answer):
         return False, f"receptive_field({kernel_size}, {num_layers}) returned {got:g}, expected {expected}.{hint}"
     return True, ("1 + num_layers * (kernel_size - 1): the field grows by kernel_size - 1 tokens per layer, "
                   "linearly in depth. To see 1,000 tokens back with kernel 3 takes 500 layers.")
+
+
+@hidden_test("ch01.ex3")
+def _hidden_receptive_field(answer, g):
+    cases = [(randint(g, 1, 9), randint(g, 1, 30)) for _ in range(20)] + [(np.int64(3), np.int64(5))]
+    return agree(answer, lambda k, n: _receptive_field(int(k), int(n)), cases, "receptive_field")
 
 
 # -- ex4: layers needed for a distance ----------------------------------------------------------

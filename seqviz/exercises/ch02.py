@@ -5,6 +5,9 @@
   ch02.ex2b, its follow-up: how many parameters reading sequences twice as long adds;
 - ch02.ex3: the last state of a tiny linear RNN, by hand: how much of the first input survives;
 - ch02.ex4: backpropagation through time by hand: dL/dw of a scalar linear RNN as a sum over steps.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import torch
 from torch import nn
 
 from ..measure import count_parameters
+from .hidden import agree, agrees_with_cell, hidden_test, randint
 from .registry import as_number, cell_cases, compare_tensors, exercise
 
 # -- ex1: one step ------------------------------------------------------------------------------
@@ -57,6 +61,14 @@ def check_rnn_step(answer):
     return True, "rnn_step equals torch.nn.RNNCell on three random batches: this is the whole recurrent cell."
 
 
+@hidden_test("ch02.ex1")
+def _hidden_rnn_step(answer, g):
+    sizes = [(randint(g, 1, 6), randint(g, 1, 9), randint(g, 1, 9), dtype) for dtype in (torch.float32,
+                                                                                          torch.float64)]
+    return agrees_with_cell(answer, nn.RNNCell, "rnn_step", sizes, g, "in float32 and float64, at other sizes",
+                            squash_state=True)
+
+
 # -- ex2: counting parameters -------------------------------------------------------------------
 
 
@@ -96,6 +108,12 @@ def check_count_follow_up(answer):
                       "1,000 tokens has exactly the same parameters.")
     return False, (f"{got:g} parameters would be added? Look at your formula: which of its terms mentions the "
                    "length of the sequence?")
+
+
+@hidden_test("ch02.ex2")
+def _hidden_rnn_count(answer, g):
+    cases = [(randint(g, 1, 300), randint(g, 1, 300)) for _ in range(10)]
+    return agree(answer, lambda i, h: count_parameters(nn.RNN(i, h)), cases, "rnn_parameters")
 
 
 # -- ex3: a linear RNN by hand ------------------------------------------------------------------
@@ -188,3 +206,10 @@ def check_grad_w(answer):
             return False, f"for w = {w:.3g}, xs = [{xs_text}] you give {got:.6g}, autograd says {expected:.6g}.{hint}"
     return True, ("your sum over the unrolled copies equals autograd on six sequences: that sum is "
                   "backpropagation through time.")
+
+
+@hidden_test("ch02.ex4")
+def _hidden_grad_w(answer, g):
+    cases = [(float(torch.rand((), generator=g) * 2.4 - 1.2), torch.randn(randint(g, 1, 12), generator=g).tolist())
+             for _ in range(8)]
+    return agree(answer, _grad_w_reference, cases, "grad_w", atol=1e-6, rtol=1e-6)

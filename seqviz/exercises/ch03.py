@@ -5,6 +5,9 @@
 - ch03.ex2: the gradient norms of a linear RNN in closed form, ||(W_hh^T)^(T-1-t) g||;
 - ch03.ex3: the Jacobian of one tanh step, diag(1 - h_t^2) W_hh;
 - ch03.ex4: clipping by norm, equal to ``torch.nn.utils.clip_grad_norm_``.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import math
 import torch
 from torch import nn
 
+from .hidden import agree, hidden_test, randint
 from .registry import as_number, compare_tensors, exercise
 
 # -- ex1: predict the slope ---------------------------------------------------------------------
@@ -99,6 +103,16 @@ def check_closed_form(answer):
     return True, "Your closed form equals hidden_grad_norms on a linear RNN: the error signal is just (W_hh^T)^k g."
 
 
+@hidden_test("ch03.ex2")
+def _hidden_closed_form(answer, g):
+    cases = []
+    for _ in range(3):
+        B, H, T = randint(g, 1, 4), randint(g, 1, 6), randint(g, 1, 12)
+        w = torch.randn(H, H, generator=g, dtype=torch.float64) / H ** 0.5
+        cases.append((w, torch.randn(B, H, generator=g, dtype=torch.float64), T))
+    return agree(answer, _closed_form_reference, cases, "closed_form_norms", atol=1e-8, rtol=1e-6)
+
+
 # -- ex3: the Jacobian of one step ---------------------------------------------------------------
 
 
@@ -135,6 +149,15 @@ def check_jacobian(answer):
             return False, message
     return True, ("step_jacobian equals autograd's Jacobian: diag(1 - h_t^2) W_hh. Its norm is at most "
                   "sigma_max(W_hh), and smaller wherever units saturate.")
+
+
+@hidden_test("ch03.ex3")
+def _hidden_jacobian(answer, g):
+    cases = []
+    for H in (1, randint(g, 2, 9)):
+        cases.append((torch.randn(H, H, generator=g, dtype=torch.float64), torch.rand(H, generator=g,
+                                                                                      dtype=torch.float64) * 2 - 1))
+    return agree(answer, _jacobian_reference, cases, "step_jacobian", atol=1e-9, rtol=1e-7)
 
 
 # -- ex4: clipping by norm ------------------------------------------------------------------------
@@ -180,3 +203,12 @@ def check_clip(answer):
                                 "factor max_norm / (total + 1e-6).")
                 return False, message
     return True, "clip_norm equals torch.nn.utils.clip_grad_norm_: one shared factor, so the direction is kept."
+
+
+@hidden_test("ch03.ex4")
+def _hidden_clip(answer, g):
+    cases = []
+    for scale in (0.01, 100.0):
+        grads = [torch.randn(*shape, generator=g) * scale for shape in ((3,), (2, 5), (4, 1, 2))]
+        cases.append((grads, float(torch.rand((), generator=g) + 0.5)))
+    return agree(answer, _clip_reference, cases, "clip_norm")

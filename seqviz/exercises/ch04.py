@@ -3,6 +3,9 @@
 - ch04.ex1: one GRU step, in PyTorch's convention, equal to ``torch.nn.GRUCell``;
 - ch04.ex2: the parameter count of a one-layer RNN, LSTM or GRU; ch04.ex2b: the GRU's share of an LSTM's count;
 - ch04.ex3: biases that make an LSTM cell keep whatever is on its belt for 100 steps.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import torch
 from torch import nn
 
 from ..measure import count_parameters
+from ..models import CELLS
+from .hidden import agree, agrees_with_cell, hidden_test, randint
 from .registry import as_number, cell_cases, compare_tensors, exercise
 
 # -- ex1: one GRU step ------------------------------------------------------------------------------
@@ -95,6 +100,12 @@ def check_gru_step(answer):
                   "Cho et al. (2014).")
 
 
+@hidden_test("ch04.ex1")
+def _hidden_gru_step(answer, g):
+    sizes = [(1, 1, 1, torch.float64), (randint(g, 2, 9), randint(g, 1, 9), 5, torch.float32)]
+    return agrees_with_cell(answer, nn.GRUCell, "gru_step", sizes, g, "for one unit in float64 and at another size")
+
+
 # -- ex2: counting parameters -------------------------------------------------------------------------
 
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
@@ -153,6 +164,12 @@ def check_count_share(answer):
         return False, "Give it as a fraction, not a percentage."
     return False, (f"{got:g} is not it. Divide n_params('gru', EMBED, HIDDEN) by n_params('lstm', EMBED, HIDDEN); "
                    "does the answer depend on the sizes?")
+
+
+@hidden_test("ch04.ex2")
+def _hidden_gate_count(answer, g):
+    cases = [(kind, randint(g, 1, 200), randint(g, 1, 200)) for kind in CELLS for _ in range(2)]
+    return agree(answer, lambda k, i, h: count_parameters(CELLS[k].builtin(i, h)), cases, "n_params")
 
 
 # -- ex3: forget nothing ---------------------------------------------------------------------------------

@@ -3,12 +3,16 @@
 - ch05.ex1: reverse each padded sequence within its length (what the backward RNN reads);
 - ch05.ex2: the decoder's input and output for teacher forcing (shift by one, bos and eos);
 - ch05.ex3: the summary vector of a bidirectional encoder on a padded batch.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
 
 import torch
 
+from .hidden import agree, hidden_test, randint
 from .registry import Feedback, as_number, as_sequence, compare_tensors, exercise
 
 # -- ex1: reversing within the length -----------------------------------------------------------
@@ -38,6 +42,15 @@ def check_reverse(answer):
                 message += " You flipped the padding too: the backward RNN would start on pads. Flip only the first lengths[b] steps."
             return False, message
     return True, "the real tokens are reversed and the padding stays at the end, so the backward RNN starts at the last real word."
+
+
+@hidden_test("ch05.ex1")
+def _hidden_reverse(answer, g):
+    cases = []
+    for _ in range(3):
+        B, T, D = randint(g, 1, 5), randint(g, 1, 8), randint(g, 1, 3)
+        cases.append((torch.randn(B, T, D, generator=g), torch.randint(1, T + 1, (B,), generator=g)))
+    return agree(answer, _reverse_reference, cases, "reverse_within_length")
 
 
 # -- ex2: teacher forcing input and output ------------------------------------------------------
@@ -79,6 +92,12 @@ def check_shift(answer):
     return True, "at every step the decoder reads the previous gold token and predicts the next: teacher forcing."
 
 
+@hidden_test("ch05.ex2")
+def _hidden_decoder_io(answer, g):
+    cases = [([], 1, 2), (torch.randint(3, 50, (randint(g, 1, 20),), generator=g).tolist(), 0, 1)]
+    return agree(answer, _shift_reference, cases, "decoder_io")
+
+
 # -- ex3: the summary of a bidirectional encoder --------------------------------------------------
 
 
@@ -105,3 +124,12 @@ def check_summary(answer):
                                      "column, which may be a pad); the backward half from position 0, where the "
                                      "backward RNN finishes.")
     return True, "forward state at the last real token, backward state at the first: each has read the whole sentence."
+
+
+@hidden_test("ch05.ex3")
+def _hidden_summary(answer, g):
+    cases = []
+    for _ in range(2):
+        B, T, H = randint(g, 1, 5), randint(g, 1, 7), randint(g, 1, 4)
+        cases.append((torch.randn(B, T, 2 * H, generator=g), torch.randint(1, T + 1, (B,), generator=g), H))
+    return agree(answer, _summary_reference, cases, "summary")

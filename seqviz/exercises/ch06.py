@@ -3,14 +3,20 @@
 - ch06.ex1: the length-normalised score of a hypothesis; ch06.ex1b: which hypothesis wins at alpha 0 and 1;
 - ch06.ex2: one step of beam search over k live prefixes;
 - ch06.ex3: the log-probability of a long sequence, without underflow.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import torch
 
+from .hidden import agree, hidden_test, randint
 from .registry import Feedback, as_number, as_sequence, exercise
 
 # -- ex1: the score -----------------------------------------------------------------------------
@@ -54,6 +60,14 @@ def check_winners(answer):
                       "-0.675 > -2.0 / 2 = -1.0): length normalisation undoes the bias towards short outputs.")
     wrong = [name for name, g, e in zip(("alpha = 0", "alpha = 1"), got, expected) if g != e]
     return False, f"not at {' and '.join(wrong)}: compute score(-2.0, 2, alpha) and score(-2.7, 4, alpha) and compare."
+
+
+@hidden_test("ch06.ex1")
+def _hidden_score(answer, g):
+    cases = [(float(-torch.rand((), generator=g) * 20), randint(g, 1, 40), float(torch.rand((), generator=g) * 2))
+             for _ in range(8)]
+    cases.append((np.float64(-3.0), np.int64(6), np.float32(0.5)))
+    return agree(answer, lambda lp, n, a: _score_reference(float(lp), float(n), float(a)), cases, "score", atol=1e-6)
 
 
 # -- ex2: one beam step -------------------------------------------------------------------------
@@ -112,6 +126,21 @@ def check_beam_step(answer):
     return True, "k x V candidates, ranked by total log-probability, the best beam_size kept: that is the whole step."
 
 
+@hidden_test("ch06.ex2")
+def _hidden_beam_step(answer, g):
+    for k, V, beam in ((1, 3, 3), (randint(g, 2, 4), 5, 7)):
+        live = -torch.rand(k, generator=g) * 3
+        nxt = torch.randn(k, V, generator=g).log_softmax(-1)
+        got = as_sequence(answer(live, nxt, beam), 3, "beam_step's result")
+        parents, tokens, totals = (torch.as_tensor(t) for t in got)
+        expected = _beam_step_reference(live, nxt, beam)[2]
+        if totals.shape != expected.shape or not torch.allclose(totals.float(), expected, atol=1e-5):
+            return False, f"with k={k}, V={V}, beam_size={beam} the totals are not the best {beam}, best first."
+        if not torch.allclose(live[parents.long()] + nxt[parents.long(), tokens.long()], expected, atol=1e-5):
+            return False, f"with k={k}, V={V}, beam_size={beam} parents and tokens do not give those totals."
+    return True, "beam_step keeps the best candidates, best first, with one prefix and with beam_size > V"
+
+
 # -- ex3: underflow -----------------------------------------------------------------------------
 
 
@@ -136,3 +165,9 @@ def check_log_prob(answer):
         if abs(got - expected) > 1e-3 * max(1.0, abs(expected)):
             return False, f"for {n} tokens the log-probability is {expected:.2f}, you give {got:.4g}."
     return True, "the sum of logs stays finite where the product of 2,000 probabilities is 0 in floating point."
+
+
+@hidden_test("ch06.ex3")
+def _hidden_log_prob(answer, g):
+    probs = torch.rand(5000, generator=g) * 0.9 + 1e-30  # (5000,) float32, some tiny
+    return agree(answer, _log_prob_reference, [(probs,)], "sequence_log_prob", atol=1e-3, rtol=1e-5)

@@ -3,6 +3,9 @@
 - ch07.ex1: additive attention weights by hand, with a padding mask;
 - ch07.ex2: the context vector from weights and encoder states;
 - ch07.ex3: how many parameters additive attention adds.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import torch
 
 from ..models.attention import AdditiveAttention, padding_mask
 from ..measure import count_parameters
+from .hidden import agree, hidden_test, randint, same
 from .registry import as_number, compare_tensors, exercise
 
 # -- ex1: the weights ---------------------------------------------------------------------------
@@ -54,6 +58,18 @@ def check_weights(answer):
     return True, "your weights equal AdditiveAttention's, and padding gets exactly zero."
 
 
+@hidden_test("ch07.ex1")
+def _hidden_additive(answer, g):
+    B, S, Hq, Hk, A = randint(g, 1, 4), randint(g, 1, 6), randint(g, 1, 5), randint(g, 1, 5), randint(g, 1, 6)
+    att = AdditiveAttention(Hq, Hk, A)
+    query, keys = torch.randn(B, Hq, generator=g), torch.randn(B, S, Hk, generator=g)
+    mask = padding_mask(torch.randint(1, S + 1, (B,), generator=g), S)
+    with torch.no_grad():
+        _, expected = att(query, keys, mask)
+        got = answer(query, keys, mask, att.query_proj.weight, att.key_proj.weight, att.key_proj.bias, att.v.weight[0])
+    return same(got, expected, f"additive_weights with B={B}, S={S}, Hq={Hq}, Hk={Hk}, A={A}")
+
+
 # -- ex2: the context ---------------------------------------------------------------------------
 
 
@@ -76,6 +92,13 @@ def check_context(answer):
     return True, "the context is the average of the encoder states, weighted by the attention."
 
 
+@hidden_test("ch07.ex2")
+def _hidden_context(answer, g):
+    B, S, H = randint(g, 1, 4), randint(g, 1, 6), randint(g, 1, 5)
+    case = (torch.randn(B, S, generator=g).softmax(-1), torch.randn(B, S, H, generator=g))
+    return agree(answer, _context_reference, [case], "context")
+
+
 # -- ex3: parameters ----------------------------------------------------------------------------
 
 
@@ -95,3 +118,10 @@ def check_count(answer):
             return False, (f"AdditiveAttention({q}, {k}, {a}) has {expected} parameters, you count {got:g}. Count "
                            "W_query, W_key with its bias b, and v.")
     return True, "a few thousand parameters buy the decoder a look at every source word; none depends on the length."
+
+
+@hidden_test("ch07.ex3")
+def _hidden_attention_count(answer, g):
+    cases = [(randint(g, 1, 100), randint(g, 1, 100), randint(g, 1, 100)) for _ in range(4)]
+    return agree(answer, lambda q, k, a: count_parameters(AdditiveAttention(q, k, a)), cases,
+                 "attention_parameters")

@@ -4,6 +4,9 @@
 - ch08.ex2: a sliding-window (Longformer-style) mask;
 - ch08.ex3: the sinusoidal positional encoding from its formula;
 - ch08.ex4: the memory the attention weights take; ch08.ex4b: the length at which one layer's weights fill 16 GB.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import math
 import torch
 
 from ..models.mha import causal_mask, positional_encoding, scaled_dot_product_attention
+from .hidden import agree, hidden_test, randint, same
 from .registry import as_number, as_sequence, compare_tensors, exercise
 
 # -- ex1: attention ------------------------------------------------------------------------------
@@ -90,6 +94,23 @@ def check_attention(answer):
     return True, "softmax(q k^T / sqrt(d)) v, with masked keys at exactly zero weight."
 
 
+@hidden_test("ch08.ex1")
+def _hidden_attention(answer, g):
+    for dtype in (torch.float64, torch.float32):
+        B, Tq, Tk, d_k, d_v = randint(g, 1, 3), randint(g, 1, 6), randint(g, 2, 6), randint(g, 2, 9), 0
+        while d_v in (0, d_k):
+            d_v = randint(g, 1, 9)  # d_v != d_k: scaling by sqrt(d_v) is caught
+        q, k = torch.randn(B, Tq, d_k, generator=g, dtype=dtype), torch.randn(B, Tk, d_k, generator=g, dtype=dtype)
+        v = torch.randn(B, Tk, d_v, generator=g, dtype=dtype)
+        mask = torch.rand(B, Tq, Tk, generator=g) < 0.7
+        mask[..., 0] = True  # every query sees at least one key
+        expected = scaled_dot_product_attention(q, k, v, mask)
+        ok, message = same(answer(q, k, v, mask), expected, f"attention with Tq={Tq}, Tk={Tk}, d_k={d_k}, d_v={d_v}")
+        if not ok:
+            return ok, message
+    return True, "attention agrees with a random mask, Tq != Tk and d_v != d_k, in float64 and float32"
+
+
 # -- ex2: a sliding window ------------------------------------------------------------------------
 
 
@@ -128,6 +149,15 @@ def check_window(answer):
     return True, "each query sees 2 * window + 1 keys: the cost grows like n * window, not n^2."
 
 
+@hidden_test("ch08.ex2")
+def _hidden_window(answer, g):
+    for T, w in ((1, 0), (randint(g, 2, 12), randint(g, 0, 4)), (3, 7)):
+        got, expected = answer(T, w), _window_reference(T, w)
+        if not isinstance(got, torch.Tensor) or got.shape != expected.shape or not torch.equal(got.bool(), expected):
+            return False, f"sliding_window_mask({T}, {w}) differs from |i - j| <= window."
+    return True, "the window mask is right for T = 1, a window of 0 and a window wider than the sequence"
+
+
 # -- ex3: the positional encoding -----------------------------------------------------------------
 
 
@@ -159,6 +189,17 @@ def check_pe(answer):
         if not ok:
             return False, message + " Even columns 2i hold sin(pos / 10000^(2i/d)), odd columns 2i+1 the cosine."
     return True, "each pair of columns is a clock hand turning at its own speed."
+
+
+@hidden_test("ch08.ex3")
+def _hidden_sinusoidal(answer, g):
+    for P, d in ((1, 2), (randint(g, 2, 80), 2 * randint(g, 1, 32))):
+        got = answer(P, d)
+        ok, message = same(got.float() if isinstance(got, torch.Tensor) else got, positional_encoding(P, d),
+                           f"sinusoidal({P}, {d})", atol=1e-4)
+        if not ok:
+            return ok, message
+    return True, "the table is right for one position and at another size"
 
 
 # -- ex4: memory ---------------------------------------------------------------------------------
@@ -199,3 +240,9 @@ def check_longest(answer):
     if got > 10 * decimal:
         return False, f"n = {got:,.0f} needs {12 * 4 * got**2:.3g} bytes: solve 12 * 4 * n^2 = 16e9 for n."
     return False, f"{got:,.0f} is not it: solve attention_bytes(1, 12, n) = 16e9 for n (a square root)."
+
+
+@hidden_test("ch08.ex4")
+def _hidden_bytes(answer, g):
+    cases = [(randint(g, 1, 64), randint(g, 1, 32), randint(g, 1, 100_000)) for _ in range(5)]
+    return agree(answer, _bytes_reference, cases, "attention_bytes", atol=0.5, rtol=0)

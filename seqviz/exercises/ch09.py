@@ -3,6 +3,9 @@
 - ch09.ex1: the 80/10/10 masking rule, checked statistically;
 - ch09.ex2: segment ids for a sentence pair;
 - ch09.ex3: the parameter count of a BertMini, from its sizes; ch09.ex3b: the token embedding's share of BERT-base.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import torch
 from ..data.bert_data import CLS, MASK, PAD, SEP, mask_tokens, segment_ids_for
 from ..models.bert import BertMini
 from ..measure import count_parameters
+from .hidden import agree, hidden_test, randint
 from .registry import as_number, as_sequence, exercise
 
 # -- ex1: 80/10/10 ---------------------------------------------------------------------------------------------
@@ -98,6 +102,33 @@ def check_masking(answer):
                   "(a random draw can hit the original word); the generator alone decides.")
 
 
+@hidden_test("ch09.ex1")
+def _hidden_masking(answer, g):
+    vocab_size, mask_id, special_ids = 30, 9, (0, 1, 2, 3, 9)  # other ids than the public check's
+    ids = torch.randint(0, vocab_size, (300, 400), generator=g)
+    seed = randint(g, 0, 2**31 - 1)
+    inputs, labels = as_sequence(answer(ids.clone(), mask_id, vocab_size, special_ids,
+                                        torch.Generator().manual_seed(seed)), 2, "your result (inputs, labels)")
+    special = torch.isin(ids, torch.tensor(special_ids))
+    chosen = labels != -100
+    if bool(chosen[special].any()) or bool((labels[chosen] != ids[chosen]).any()):
+        return False, f"with special_ids={special_ids} a special token was chosen, or a label is not the original id."
+    if bool((inputs[~chosen] != ids[~chosen]).any()):
+        return False, "a position that was not chosen changed."
+    rate = chosen[~special].float().mean().item()
+    masked = (inputs[chosen] == mask_id).float().mean().item()
+    if abs(rate - 0.15) > 0.01 or abs(masked - 0.8) > 0.02:
+        return False, f"with mask_id={mask_id}: {rate:.1%} chosen and {masked:.1%} of those masked (15% and 80%)."
+    replaced = inputs[chosen & (inputs != mask_id) & (inputs != ids)]
+    if bool(torch.isin(replaced, torch.tensor(special_ids)).any()):
+        return False, "a random replacement was a special token."
+    torch.manual_seed(seed + 1)  # moving the global generator must change nothing
+    again = answer(ids.clone(), mask_id, vocab_size, special_ids, torch.Generator().manual_seed(seed))
+    if not all(torch.equal(a, b) for a, b in zip((inputs, labels), again)):
+        return False, "the same generator seed gave another masking: every draw must come from the generator argument."
+    return True, "the rule holds with other special ids and mask id, and the generator alone decides"
+
+
 # -- ex2: segment ids --------------------------------------------------------------------------------------------
 
 
@@ -146,6 +177,16 @@ def check_segments(answer):
         if list(got) != expected:
             return False, f"for {' '.join(tokens)} you gave {list(got)}, expected {expected}."
     return True, "[CLS], sentence A and its [SEP] are segment 0; sentence B and the final [SEP] segment 1; pads 0."
+
+
+@hidden_test("ch09.ex2")
+def _hidden_segments(answer, g):
+    cases = []
+    for _ in range(6):
+        a, b, pads = randint(g, 1, 5), randint(g, 0, 5), randint(g, 0, 3)
+        tokens = [CLS] + ["w"] * a + [SEP] + (["v"] * b + [SEP] if b else []) + [PAD] * pads
+        cases.append((tokens,))
+    return agree(answer, segment_ids_for, cases, "segment_ids")
 
 
 # -- ex3: parameters ----------------------------------------------------------------------------------------------
@@ -210,3 +251,10 @@ def check_embedding_share(answer):
         return False, "Give it as a fraction between 0 and 1, not a percentage."
     return False, (f"{got:.3g} is not it: divide V * d = {BERT_BASE[0] * BERT_BASE[1]:,} by "
                    "bert_parameters(30522, 768, 12, 512, 3072).")
+
+
+@hidden_test("ch09.ex3")
+def _hidden_bert_count(answer, g):
+    cases = [(randint(g, 10, 500), 2 * randint(g, 1, 16), randint(g, 1, 3), randint(g, 4, 64),
+              randint(g, 4, 64)) for _ in range(2)]
+    return agree(answer, _count, cases, "bert_parameters", atol=0.5, rtol=0)

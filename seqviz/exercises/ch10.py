@@ -3,12 +3,16 @@
 - ch10.ex1: the memory of a key/value cache; ch10.ex1b: the cache of a 7B-sized model after 4,096 tokens;
 - ch10.ex2: the persistence baseline every forecaster must beat;
 - ch10.ex3: how many query-key products generating n tokens costs, with and without a cache.
+
+Each exercise's section holds its checker, reference answer, wrong answers and the hidden test that
+grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 """
 
 from __future__ import annotations
 
 import torch
 
+from .hidden import agree, hidden_test, randint, same
 from .registry import as_number, exercise
 
 # -- ex1: key/value cache memory ------------------------------------------------------------------
@@ -63,6 +67,18 @@ def check_cache_follow_up(answer):
     return False, f"{got:,.0f} is not it: kv_cache_bytes(32, 32, 128, 4096, bytes_per_value=2)."
 
 
+@hidden_test("ch10.ex1")
+def _hidden_cache(answer, g):
+    for _ in range(4):
+        L, h, hs, n = randint(g, 1, 48), randint(g, 1, 64), randint(g, 1, 256), randint(g, 1, 10**5)
+        B, b = randint(g, 1, 16), randint(g, 1, 4)
+        ok, message = same(answer(L, h, hs, n, batch=B, bytes_per_value=b), _cache_bytes(L, h, hs, n, B, b),
+                           f"kv_cache_bytes({L}, {h}, {hs}, {n}, batch={B}, bytes_per_value={b})", atol=0.5, rtol=0)
+        if not ok:
+            return ok, message
+    return True, "the cache size is right at other sizes, with batch and bytes_per_value given by keyword"
+
+
 # -- ex2: the persistence baseline ----------------------------------------------------------------
 
 
@@ -88,6 +104,15 @@ def check_persistence(answer):
     return True, "A forecaster that cannot beat 'tomorrow equals today' has learned nothing useful."
 
 
+@hidden_test("ch10.ex2")
+def _hidden_persistence(answer, g):
+    cases = []
+    for m, length in ((1, 1), (randint(g, 2, 40), randint(g, 2, 20))):
+        x = torch.randn(m, length, 1, generator=g).cumsum(1)
+        cases.append((x, x[:, -1] + torch.randn(m, 1, generator=g)))
+    return agree(answer, _persistence_mse, cases, "persistence_mse")
+
+
 # -- ex3: query-key products when generating --------------------------------------------------------
 
 
@@ -111,3 +136,9 @@ def check_reads(answer):
                 return False, (f"for n = {n}, cache = {cache} expected {expected}, got {got}. Step t (1-based) has "
                                f"t tokens in the prefix; count the (query, key) pairs a causal mask allows.")
     return True, "With a cache the total is quadratic in n; without one it is cubic."
+
+
+@hidden_test("ch10.ex3")
+def _hidden_products(answer, g):
+    cases = [(n, cache) for n in (randint(g, 3, 300), randint(g, 3, 300)) for cache in (True, False)]
+    return agree(answer, _reads, cases, "query_key_products", atol=0.5, rtol=0)
