@@ -40,6 +40,7 @@ def factories(batch: int, length: int, width: int) -> dict:
                                lambda: models.SequenceClassifier(vocab, width, models.RNN(width, width), 2), ids),
         "BagOfWords": (models.BagOfWords, lambda: models.BagOfWords(vocab, width, 2), ids),
         "CausalCNN": (models.CausalCNN, lambda: models.CausalCNN(vocab, width, width, 3, 4, 2), ids),
+        "WindowMLP": (models.WindowMLP, lambda: models.WindowMLP(vocab, width, length, width, 2), ids),
         # chapters 5-7: bidirectional tagger, encoder-decoder with and without Bahdanau attention
         "Encoder": (models.Encoder, lambda: models.Encoder(vocab, width, width, bidirectional=True), ids),
         "Tagger": (models.Tagger, lambda: models.Tagger(vocab, width, width, num_tags=5), ids),
