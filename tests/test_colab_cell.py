@@ -69,3 +69,13 @@ def test_no_message_suggests_installing_seqviz_from_an_index():
     offenders = [f"{path.relative_to(ROOT)}: {m.group(0)}" for path in files
                  for m in bad.finditer(path.read_text()) if "never" not in path.read_text()[max(0, m.start() - 40):m.start()].lower()]
     assert not offenders, offenders
+
+
+def test_the_package_version_is_the_one_the_cells_pin():
+    import re
+    from pathlib import Path
+
+    import seqviz
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert seqviz.__version__ == re.search(r'^version\s*=\s*"([^"]+)"', pyproject, re.MULTILINE).group(1)
