@@ -1,0 +1,11 @@
+"""Live views that run in the reader's browser, in the published book as in a kernel.
+
+A view here is HTML with the model's weights and a small forward pass in JavaScript (``js/``), so typing a
+sentence recomputes the picture on the page itself. Tests in headless Chromium prove the page's numbers
+equal seqviz's (tests/test_web_views.py).
+"""
+
+from .page import WebView, bundle, tensor
+from .views import sticky_note_view
+
+__all__ = ["WebView", "bundle", "sticky_note_view", "tensor"]

@@ -1,0 +1,150 @@
+// seqviz.ui and seqviz.views: the chapters' live views, drawn in SVG from numbers computed in the page.
+//
+// A view is mounted on a <div class="seqviz-web"> that seqviz.web.WebView wrote (page.py): its JSON spec
+// holds the weights, the vocabulary and the view's options. The same HTML runs in the static book, in
+// JupyterLab and in Colab. Each view returns an object with update() (timed: lastMs, timings) and
+// numbers() (what the picture shows right now, for the tests that compare it with seqviz).
+"use strict";
+
+const ui = {};
+
+ui.el = function (tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "style") e.style.cssText = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+};
+
+ui.esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+// A labelled control; onChange(value) runs on every change (Enter or leaving the box, for a text box).
+ui.text = function (label, value, onChange, width) {
+  const input = ui.el("input", { type: "text", value, style: `width:${width || 26}em`, "aria-label": label });
+  input.addEventListener("change", () => onChange(input.value));
+  return { input, box: ui.el("label", { class: "seqviz-web-control" }, `${label} `, input) };
+};
+
+ui.slider = function (label, min, max, value, onChange, step) {
+  const input = ui.el("input", { type: "range", min, max, value, step: step || 1, "aria-label": label });
+  const shown = ui.el("output", {}, String(value));
+  input.addEventListener("input", () => { shown.textContent = input.value; onChange(Number(input.value)); });
+  const set = (lo, hi, v) => { input.min = lo; input.max = hi; input.value = v; shown.textContent = String(v); };
+  return { input, set, box: ui.el("label", { class: "seqviz-web-control" }, `${label} `, input, shown) };
+};
+
+ui.select = function (label, options, value, onChange) {
+  const input = ui.el("select", { "aria-label": label }, ...options.map(([v, text]) => ui.el("option", { value: v }, text)));
+  input.value = String(value);
+  input.addEventListener("change", () => onChange(input.value));
+  return { input, box: ui.el("label", { class: "seqviz-web-control" }, `${label} `, input) };
+};
+
+// The skeleton every view shares: a title, a row of controls, a message line and the picture.
+// update(draw) times draw() from the input to a laid-out picture; an Error from it becomes the message.
+ui.frame = function (root, title, controls) {
+  const message = ui.el("div", { class: "seqviz-web-message", role: "status" });
+  const picture = ui.el("div", { class: "seqviz-web-picture" });
+  root.append(ui.el("div", { class: "seqviz-web-title" }, title), ui.el("div", { class: "seqviz-web-controls" },
+              ...controls.map((c) => c.box)), message, picture);
+  const view = { timings: [], lastMs: NaN, message, picture };
+  view.run = function (draw) {
+    const start = performance.now();
+    try {
+      draw();
+      message.textContent = "";
+    } catch (error) {
+      message.textContent = `⚠ ${error.message}`;
+    }
+    void picture.getBoundingClientRect().height;  // lay the new picture out before the clock stops
+    view.lastMs = performance.now() - start;
+    view.timings.push(view.lastMs);
+  };
+  return view;
+};
+
+// Colours: matplotlib's RdBu_r (diverging, for signed values) and Blues (for weights in [0, 1]).
+const RDBU_R = ["#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582", "#d6604d", "#b2182b", "#67001f"];
+const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+ui.ramp = function (stops, t) {
+  t = Math.min(Math.max(t, 0), 1) * (stops.length - 1);
+  const i = Math.min(Math.floor(t), stops.length - 2), f = t - i;
+  const a = stops[i], b = stops[i + 1], ch = (s, k) => parseInt(s.slice(1 + 2 * k, 3 + 2 * k), 16);
+  return "rgb(" + [0, 1, 2].map((k) => Math.round(ch(a, k) + f * (ch(b, k) - ch(a, k)))).join(",") + ")";
+};
+ui.diverging = (v, vmax) => ui.ramp(RDBU_R, 0.5 + 0.5 * v / (vmax || 1));
+ui.sequential = (v, vmin, vmax) => ui.ramp(BLUES, (v - vmin) / ((vmax - vmin) || 1));
+
+// Token labels under columns, rotated like the notebook's pictures.
+ui.columnLabels = function (tokens, x0, cell, y) {
+  return tokens.map((t, i) => `<text x="${x0 + (i + 0.5) * cell}" y="${y}" font-size="11" text-anchor="end" ` +
+    `transform="rotate(-40 ${x0 + (i + 0.5) * cell} ${y})">${ui.esc(t)}</text>`).join("");
+};
+
+const views = {};
+
+// Chapter 2: the sticky note. Type a sentence, move the step: the hidden state after each token read so far
+// (one column per token, one row per unit), how much each token changed it, and P(tracked class).
+views.sticky_note = function (root, spec) {
+  const o = spec.options;
+  let reading = null, step = 1;
+  const box = ui.text("sentence", o.sentence, (text) => view.run(() => { read(text); draw(); }));
+  const slider = ui.slider("step t", 1, 1, 1, (v) => { step = v; view.run(draw); });
+  const view = ui.frame(root, o.title, [box, slider]);
+
+  function read(text) {
+    try {
+      const { tokens, ids } = nn.encode(spec, text);
+      const { traces, probs } = nn.classifierReading(spec, ids);
+      const states = traces[traces.length - 1].h;
+      const changes = states.map((h, t) => Math.hypot(...h.map((v, j) => v - (t ? states[t - 1][j] : 0))));
+      reading = { tokens, states, probs, changes };
+      step = tokens.length;
+      slider.set(1, tokens.length, step);
+    } catch (error) {
+      reading = { error };
+    }
+  }
+
+  function draw() {
+    if (reading.error) { view.picture.innerHTML = ""; throw reading.error; }
+    const { tokens, states, probs, changes } = reading, T = tokens.length, H = states[0].length;
+    const c = o.track, cell = Math.max(14, Math.min(34, 560 / T)), unit = Math.max(5, Math.min(12, 190 / H));
+    const x0 = 64, top = 28, noteH = H * unit, barsY = top + noteH + 8, barsH = 70, width = x0 + T * cell + 60;
+    let vmax = 0, cmax = 0;
+    for (const h of states) for (const v of h) vmax = Math.max(vmax, Math.abs(v));
+    for (const v of changes) cmax = Math.max(cmax, v);
+    const parts = [];
+    for (let t = 0; t < T; t++) {
+      for (let j = 0; j < H; j++) {
+        const fill = t < step ? ui.diverging(states[t][j], vmax) : "#f2f2f2";
+        parts.push(`<rect x="${x0 + t * cell}" y="${top + j * unit}" width="${cell}" height="${unit}" fill="${fill}"/>`);
+      }
+      const bh = t < step ? barsH * changes[t] / (cmax * 1.1 || 1) : 0;
+      parts.push(`<rect x="${x0 + t * cell + 0.15 * cell}" y="${barsY + barsH - bh}" width="${0.7 * cell}" height="${bh}" ` +
+                 `fill="${t === step - 1 ? "#d62728" : "#7f7f7f"}"/>`);
+    }
+    parts.push(`<rect x="${x0 + (step - 1) * cell}" y="${top}" width="${cell}" height="${noteH}" fill="none" stroke="black" stroke-width="2"/>`);
+    const points = probs.slice(0, step).map((p, t) => `${x0 + (t + 0.5) * cell},${barsY + barsH - barsH * p[c] / 1.02}`);
+    parts.push(`<polyline points="${points.join(" ")}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>`,
+               ...points.map((pt) => `<circle cx="${pt.split(",")[0]}" cy="${pt.split(",")[1]}" r="2.5" fill="#1f77b4"/>`));
+    const p = probs[step - 1], best = p.indexOf(Math.max(...p));
+    const title = `step ${step}/${T}: read '${tokens[step - 1]}', the note changed by ${changes[step - 1].toFixed(2)}; ` +
+                  `prediction: ${o.class_names[best]} (${Math.round(100 * p[best])}%)`;
+    const axis = (y, text, anchor, x) => `<text x="${x}" y="${y}" font-size="11" text-anchor="${anchor}" ` +
+                                          `transform="rotate(-90 ${x} ${y})">${ui.esc(text)}</text>`;
+    view.picture.innerHTML = `<svg width="${width}" height="${barsY + barsH + 70}" role="img" aria-label="${ui.esc(title)}">` +
+      `<text x="${x0}" y="16" font-size="12">${ui.esc(title)}</text>` + parts.join("") +
+      axis(top + noteH / 2, "hidden unit", "middle", 40) + axis(barsY + barsH / 2, "change", "middle", 40) +
+      axis(barsY + barsH / 2, `P(${o.class_names[c]})`, "middle", x0 + T * cell + 20) +
+      ui.columnLabels(tokens, x0, cell, barsY + barsH + 14) + "</svg>";
+  }
+
+  view.run(() => { read(o.sentence); draw(); });
+  view.numbers = () => reading.error ? { error: reading.error.message } :
+    { tokens: reading.tokens, states: reading.states, probs: reading.probs, step };
+  view.controls = { sentence: box.input, step: slider.input };
+  return view;
+};

@@ -1,0 +1,31 @@
+"""The chapters' live views that run in the reader's browser: one function per view.
+
+Each takes the chapter's trained model (and vocabulary), exports its weights (:mod:`.export`) and returns a
+:class:`~seqviz.web.page.WebView` of the view in ``js/views.js``; ``still`` is the picture shown without
+JavaScript and in print (the chapter draws it with :mod:`seqviz.viz`).
+
+- :func:`sticky_note_view`: chapter 2, the hidden state rewritten token by token.
+"""
+
+from __future__ import annotations
+
+from . import export
+from .page import WebView
+
+
+def sticky_note_view(model, vocab, sentence: str, *, class_names, track: int = 0, pattern: str = r"[a-z']+",
+                     still=None, title: str = "The sticky note, rewritten token by token") -> WebView:
+    """Chapter 2: type a sentence, move the step; the note, each token's change and P(``class_names[track]``).
+
+    ``model`` is a ``SequenceClassifier`` over a one-layer RNN, LSTM or GRU; ``pattern`` splits a typed
+    sentence into words as the chapter's ``read`` does (``re.findall(pattern, sentence.lower())``).
+    """
+    weights, info = export.classifier(model)
+    class_names = [str(c) for c in class_names]
+    if len(class_names) != model.head.out_features:
+        raise ValueError(f"expected {model.head.out_features} class names, got {len(class_names)}")
+    if not 0 <= int(track) < len(class_names):
+        raise ValueError(f"track must be a class index in 0..{len(class_names) - 1}, got {track}")
+    return WebView("sticky_note", weights, export.vocabulary(vocab, pattern),
+                   {"model": info, "sentence": sentence, "class_names": class_names, "track": int(track),
+                    "title": title}, still)

@@ -1,0 +1,100 @@
+"""The page's live views compute what seqviz computes (headless Chromium, network cut off).
+
+Each test builds a model with random weights, shows its view on a blank page and compares the numbers
+the picture is drawn from with seqviz's own forward pass. Tolerance: 2e-5 absolute, float32 rounding
+(the page accumulates in doubles and stores float32; PyTorch accumulates in float32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from seqviz.data import Vocab
+from seqviz.models import GRU, LSTM, RNN, SequenceClassifier
+from seqviz.web import WebView, sticky_note_view, tensor
+from seqviz.web.export import classifier, vocabulary
+from web_page import browser, message, needs_chromium, numbers, open_views, type_into  # noqa: F401
+
+TOL = 2e-5
+WORDS = "the keys key near old cabinet cabinets that my friend left on table".split()
+
+
+def make_classifier(cell, layers=1, seed=0):
+    torch.manual_seed(seed)
+    vocab = Vocab(WORDS)
+    encoder = {"rnn": RNN, "lstm": LSTM, "gru": GRU}[cell](8, 6, num_layers=layers)
+    return SequenceClassifier(len(vocab), 8, encoder, num_classes=2).eval(), vocab
+
+
+def seqviz_reading(model, vocab, sentence):
+    ids = torch.tensor([vocab.encode(sentence.split())])
+    with torch.no_grad():
+        _, trace = model.features(ids, return_trace=True)
+        states = trace["h"][-1, 0]   # the top layer, sentence 0: (T, H)
+        probs = model.head(states).softmax(-1)
+    return trace, states.numpy(), probs.numpy()
+
+
+def test_tensor_round_trips_float32():
+    x = torch.randn(3, 4)
+    t = tensor(x)
+    import base64
+
+    back = np.frombuffer(base64.b64decode(t["data"]), dtype="<f4").reshape(t["shape"])
+    assert t["shape"] == [3, 4] and np.array_equal(back, x.numpy())
+
+
+def test_export_explains_what_the_page_cannot_run():
+    vocab = Vocab(WORDS)
+    model = SequenceClassifier(len(vocab), 8, LSTM(8, 6, bidirectional=True), num_classes=2)
+    with pytest.raises(ValueError, match="bidirectional=False"):
+        classifier(model)
+    with pytest.raises(ValueError, match="SequenceClassifier"):
+        classifier(torch.nn.Linear(2, 2))
+    with pytest.raises(ValueError, match="Vocab"):
+        vocabulary(["a"])
+    model, vocab = make_classifier("rnn")
+    with pytest.raises(ValueError, match="2 class names"):
+        sticky_note_view(model, vocab, "the keys", class_names=["is"])
+    with pytest.raises(ValueError, match="view must be"):
+        WebView("", {}, None, {})
+
+
+@needs_chromium
+@pytest.mark.parametrize("cell,layers", [("rnn", 1), ("lstm", 1), ("gru", 1), ("gru", 2), ("lstm", 2)])
+def test_sticky_note_view_shows_seqviz_numbers(browser, cell, layers):
+    model, vocab = make_classifier(cell, layers)
+    first, second = "the keys near the old cabinet", "the key that my friend left on the table"
+    page = open_views(browser, sticky_note_view(model, vocab, first, class_names=["is", "are"], track=1))
+    for sentence in (first, second):
+        if sentence != first:
+            type_into(page, 0, "sentence", sentence.upper())   # the page lower-cases, as the chapter's read does
+        shown = numbers(page)
+        _, states, probs = seqviz_reading(model, vocab, sentence)
+        assert shown["tokens"] == sentence.split()
+        assert shown["step"] == len(shown["tokens"])
+        assert np.abs(np.array(shown["states"]) - states).max() < TOL
+        assert np.abs(np.array(shown["probs"]) - probs).max() < TOL
+    type_into(page, 0, "step", 3)
+    assert numbers(page)["step"] == 3
+    assert page.errors == []
+    page.close()
+
+
+@needs_chromium
+def test_sticky_note_view_answers_bad_input_with_a_message(browser):
+    model, vocab = make_classifier("rnn")
+    page = open_views(browser, sticky_note_view(model, vocab, "the keys", class_names=["is", "are"]))
+    type_into(page, 0, "sentence", "the keys near teh cabinet")
+    assert "never seen 'teh'" in message(page) and "knows 13 words" in message(page)
+    assert numbers(page) == {"error": message(page).removeprefix("⚠ ")}
+    type_into(page, 0, "sentence", "   ")
+    assert "type a sentence" in message(page)
+    type_into(page, 0, "sentence", " ".join(["the"] * 101))
+    assert "at most 100" in message(page)
+    type_into(page, 0, "sentence", "the old table")      # back to a good sentence: the message goes
+    assert message(page) == "" and numbers(page)["tokens"] == ["the", "old", "table"]
+    assert page.errors == []
+    page.close()
