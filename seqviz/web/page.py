@@ -1,8 +1,8 @@
 """A live view as one piece of HTML that runs wherever a browser shows it.
 
 :class:`WebView` writes a ``<div class="seqviz-web">`` holding the view's spec (weights, vocabulary,
-options) as JSON, a still picture, and the page's script (``js/nn.js``, ``js/views.js``, ``js/mount.js``,
-inlined once per view, defined once per page). The script computes the model's forward pass and draws the
+options) as JSON, a still picture, and the page's script (every file of ``js/``, inlined once per view,
+defined once per page). The script computes the model's forward pass and draws the
 picture in the reader's browser, so the same output is live in the published book (no kernel), in
 JupyterLab and in Colab. Without JavaScript (or printed) the reader sees the still.
 
@@ -17,7 +17,7 @@ import html
 import json
 from pathlib import Path
 
-JS_FILES = ("nn.js", "views.js", "mount.js")
+FIRST, LAST = ("nn.js", "views.js"), ("mount.js",)  # the core, then each family's file (sorted), then mount
 STILL_NOTE = "A still of a live view: with JavaScript on, this picture recomputes in your browser."
 
 CSS = """
@@ -38,9 +38,13 @@ CSS = """
 
 @functools.lru_cache(maxsize=1)
 def bundle() -> str:
-    """The page's script: the three files in one function scope, defining ``window.seqviz`` once."""
+    """The page's script: every file of ``js/`` in one function scope, defining ``window.seqviz`` once.
+
+    ``nn.js`` (the forward-pass core) and ``views.js`` (the controls and chapter 2's view) come first, each
+    model family's file (``gates.js``, ``seq2seq.js`` ...) next, ``mount.js`` last."""
     folder = Path(__file__).parent / "js"
-    body = "\n".join((folder / name).read_text() for name in JS_FILES)
+    middle = sorted(p.name for p in folder.glob("*.js") if p.name not in FIRST + LAST)
+    body = "\n".join((folder / name).read_text() for name in (*FIRST, *middle, *LAST))
     return ("(function () {\n\"use strict\";\nif (!window.seqviz) {\n" + body +
             "\nwindow.seqviz = { nn, ui, views, mount, mountAll };\n}\n})();")
 
