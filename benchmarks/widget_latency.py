@@ -51,22 +51,6 @@ def _rnn_reader(cell):
     return model, embed
 
 
-def ch02_sticky_note():
-    from seqviz.viz import sticky_note_widget
-
-    model, embed = _rnn_reader("RNN")
-
-    def states(sentence):
-        tokens, x = embed(sentence)
-        with torch.no_grad():
-            out = model(x)[0][0]  # (T, H)
-        probs = torch.softmax(out[:, :2], -1)
-        return tokens, out, probs
-
-    view = sticky_note_widget(states, " ".join(WORDS), class_names=["is", "are"], track=1)
-    return view, "step" if "step" in view.controls else list(view.controls)[-1], None
-
-
 def ch03_gradients():
     from seqviz.models import RNN
     from seqviz.trace import hidden_grad_norms
@@ -225,7 +209,7 @@ def ch10_guide():
     return view, "length", list(GUIDE_OPTIONS["length"][:2])
 
 
-CASES = {"ch01 who did it": ch01_doer, "ch02 sticky note": ch02_sticky_note, "ch03 gradient norms": ch03_gradients,
+CASES = {"ch01 who did it": ch01_doer, "ch03 gradient norms": ch03_gradients,
          "ch04 gates": ch04_gates, "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
          "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads, "ch09 heads (tiny BERT)": ch09_heads,
          "ch10 decision guide": ch10_guide}

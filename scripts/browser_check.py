@@ -5,12 +5,18 @@ Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
 - a request to any host but the local server (the book must work offline);
 - a plotly figure that did not draw, a saved ipywidgets view that did not render, or a
   bertviz view (head view or model view) that drew no lines between its tokens;
+- a live view of ``seqviz.web`` (the model runs in the page) that did not start, whose numbers differ
+  from seqviz's own for its first input by more than 1e-4 (the spec's ``expected``), that did not
+  answer an input, or that showed a message for a good input or none for unknown words;
 - a solution visible before its dropdown is opened;
 - a chapter (a page under notebooks/) without its Colab launch link;
 - a page whose own HTML exceeds 1.5 MB.
 
 Load time (to network idle) is measured against its 3 s budget and reported (SLOW), never failed:
-like every speed budget it depends on what else the machine is doing.
+like every speed budget it depends on what else the machine is doing. So is the update time of every
+live view (each control moved as a reader would: a new sentence typed, each slider to both ends and to
+its middle, other entries of each menu), against its 50 ms median budget; the latencies go to
+``benchmarks/results/page_views.csv`` and ``.md``.
 
 It saves a screenshot of every page under ``_build/screenshots/`` and prints, per page, its
 HTML size, load time and what it found. Chromium is Debian's (``/usr/bin/chromium``),
@@ -22,9 +28,11 @@ Usage: ``python scripts/browser_check.py [--html _build/html] [--pages notebooks
 from __future__ import annotations
 
 import argparse
+import csv
 import fnmatch
 import functools
 import http.server
+import statistics
 import sys
 import threading
 import time
@@ -37,6 +45,9 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
          "--disable-sync", "--no-first-run", "--disable-quic"]
 MAX_HTML_BYTES = 1.5e6
 MAX_LOAD_SECONDS = 3.0
+MAX_UPDATE_MS = 50.0   # a live view's median update, from the input event to the laid-out picture
+MAX_DIFFERENCE = 1e-4  # the page's numbers against seqviz's (float32; tests/test_web_*.py hold 2e-5 and tighter)
+UNKNOWN_WORDS = "zqxv blorfen"
 SKIP = {"search.html", "genindex.html", "index.html"}  # index.html only redirects to the intro
 
 # Runs in the page once it is idle; returns what was found.
@@ -58,7 +69,52 @@ INSPECT = """() => {
     heads: heads.length, headsDrawn: heads.filter((h) => h.querySelectorAll('svg line').length > 0).length,
     solutions: solutions.length, leaks: leaks.length + gated.length,
     colab: document.querySelectorAll('a[href*="colab.research.google.com"]').length,
+    web: document.querySelectorAll('.seqviz-web').length,
+    webMounted: document.querySelectorAll('.seqviz-web.seqviz-web-mounted').length,
   };
+}"""
+
+# Runs in the page: drives live view i of seqviz.web through every control and returns what it measured.
+DRIVE = """([i, unknown]) => {
+  const root = document.querySelectorAll('.seqviz-web')[i], view = root.seqvizView;
+  const spec = JSON.parse(root.querySelector('script.seqviz-web-spec').textContent);
+  const flat = (v) => Array.isArray(v) ? v.flatMap(flat) : [v];
+  const numbers = seqviz.nn.toLists(view.numbers());
+  let difference = 0, compared = 0;
+  for (const [name, want] of Object.entries(spec.expected || {})) {
+    const got = flat(numbers[name] === undefined ? [] : numbers[name]), w = flat(want);
+    if (got.length !== w.length) return {view: spec.view, problem: `'${name}': ${got.length} numbers, seqviz has ${w.length}`};
+    for (let k = 0; k < w.length; k++) difference = Math.max(difference, Math.abs(got[k] - w[k]));
+    compared += w.length;
+  }
+  const ms = [], messages = [];
+  const fire = (input, value) => {
+    input.value = String(value);
+    input.dispatchEvent(new Event(input.type === 'range' ? 'input' : 'change'));
+    ms.push(view.lastMs);
+    const text = root.querySelector('.seqviz-web-message').textContent;
+    if (text) messages.push(`${value}: ${text}`);
+  };
+  let unknownMessage = null;
+  for (const [name, input] of Object.entries(view.controls)) {
+    const first = input.value;
+    if (input.type === 'text') {
+      const words = first.split(/\s+/).filter(Boolean);
+      fire(input, [...words].reverse().join(' '));
+      fire(input, first);
+      input.value = unknown;
+      input.dispatchEvent(new Event('change'));
+      unknownMessage = root.querySelector('.seqviz-web-message').textContent;
+      fire(input, first);
+    } else if (input.type === 'range') {
+      const lo = Number(input.min), hi = Number(input.max), step = Number(input.step) || 1;
+      for (const v of [lo, hi, lo + Math.round((hi - lo) / 2 / step) * step, first]) fire(input, v);
+    } else if (input.tagName === 'SELECT') {
+      for (const option of [...input.options].slice(0, 4)) fire(input, option.value);
+      fire(input, first);
+    }
+  }
+  return {view: spec.view, bytes: root.outerHTML.length, compared, difference, ms, messages, unknownMessage};
 }"""
 
 
@@ -113,6 +169,7 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
     except PlaywrightTimeout:
         pass
     found = page.evaluate(INSPECT)
+    web = [page.evaluate(DRIVE, [i, UNKNOWN_WORDS]) for i in range(found["webMounted"])]
     shot = shots / (rel.replace("/", "__").removesuffix(".html") + ".png")
     page.screenshot(path=str(shot), full_page=True)
     page.close()
@@ -124,6 +181,18 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
         problems.append(f"{found['views'] - found['rendered']} of {found['views']} widget views did not render")
     if found["headsDrawn"] < found["heads"]:
         problems.append(f"{found['heads'] - found['headsDrawn']} of {found['heads']} bertviz views drew no lines")
+    if found["webMounted"] < found["web"]:
+        problems.append(f"{found['web'] - found['webMounted']} of {found['web']} live views did not start")
+    for k, drive in enumerate(web):
+        name = f"live view {k + 1} ({drive['view']})"
+        if "problem" in drive:
+            problems.append(f"{name}: {drive['problem']}")
+            continue
+        if drive["difference"] > MAX_DIFFERENCE:
+            problems.append(f"{name}: its numbers differ from seqviz's by {drive['difference']:.1e}")
+        problems += [f"{name}: a message for a good input ({m})" for m in drive["messages"]]
+        if drive["unknownMessage"] is not None and "never seen" not in drive["unknownMessage"]:
+            problems.append(f"{name}: unknown words got no message ({drive['unknownMessage']!r})")
     if found["leaks"]:
         problems.append(f"{found['leaks']} solution(s) visible before their dropdown is opened")
     if rel.startswith("notebooks/") and not found["colab"]:
@@ -131,8 +200,35 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
     if size > MAX_HTML_BYTES:
         problems.append(f"HTML is {size / 1e6:.2f} MB (budget {MAX_HTML_BYTES / 1e6} MB)")
     row = {"page": rel, "kb": size / 1e3, "load_s": load, "errors": len(errors), "third_party": len(external),
-           **found, "screenshot": shot.relative_to(ROOT).as_posix() if shot.is_relative_to(ROOT) else str(shot)}
+           **found, "live": web, "screenshot": shot.relative_to(ROOT).as_posix() if shot.is_relative_to(ROOT) else str(shot)}
     return row, problems
+
+
+def live_row(page: str, k: int, drive: dict) -> dict:
+    ms = sorted(drive["ms"])
+    return {"page": page, "view": f"{k + 1}: {drive['view']}", "view_kb": drive["bytes"] / 1e3, "updates": len(ms),
+            "median_ms": statistics.median(ms) if ms else float("nan"), "max_ms": ms[-1] if ms else float("nan"),
+            "numbers_compared": drive["compared"], "largest_difference": drive["difference"]}
+
+
+def report_live(rows: list[dict], results: Path):
+    """Print the live views' table and write it to ``page_views.csv`` and ``.md`` in ``results``."""
+    header = list(rows[0])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        lines.append("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in r.values()) + " |")
+    print("\nLive views in the pages (update: from the input event to the laid-out picture, inside the page):")
+    print("\n".join(lines))
+    over = [r for r in rows if r["median_ms"] > MAX_UPDATE_MS]
+    for r in over:
+        print(f"    SLOW {r['page']} view {r['view']}: median update {r['median_ms']:.1f} ms (budget {MAX_UPDATE_MS} ms)")
+    print(f"live views over the {MAX_UPDATE_MS:.0f} ms median update budget: {len(over)} of {len(rows)}")
+    results.mkdir(parents=True, exist_ok=True)
+    with open(results / "page_views.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header)
+        writer.writeheader()
+        writer.writerows(rows)
+    (results / "page_views.md").write_text("\n".join(lines) + "\n")
 
 
 def main(argv=None) -> int:
@@ -156,7 +252,7 @@ def main(argv=None) -> int:
           "| bertviz drawn | solutions (shown early) | Colab link |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     heads = heads_drawn = 0
-    slow = []
+    slow, live_rows = [], []
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
@@ -168,6 +264,7 @@ def main(argv=None) -> int:
                       f"{row['headsDrawn']}/{row['heads']} | {row['solutions']} ({row['leaks']}) | "
                       f"{'yes' if row['colab'] else 'no'} |")
                 heads, heads_drawn = heads + row["heads"], heads_drawn + row["headsDrawn"]
+                live_rows += [live_row(row["page"], k, drive) for k, drive in enumerate(row["live"]) if "ms" in drive]
                 for problem in problems:
                     print(f"    FAIL {row['page']}: {problem}")
                 if row["load_s"] > MAX_LOAD_SECONDS:   # a time: reported against its budget, never a failure
@@ -178,6 +275,8 @@ def main(argv=None) -> int:
     finally:
         server.shutdown()
     print(f"bertviz views drawn (lines between tokens): {heads_drawn} of {heads}")
+    if live_rows:
+        report_live(live_rows, ROOT / "benchmarks" / "results")
     print(f"pages over the {MAX_LOAD_SECONDS} s load budget: {len(slow)} (a timing depends on what else the machine "
           "runs: measured and reported here, as every speed budget is, not asserted)")
     print(f"screenshots in {shots}")

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from seqviz.exercises import run_checker
-from seqviz.viz import reading_figure, sentences_figure, sticky_note_widget
+from seqviz.viz import reading_figure, sentences_figure
 from seqviz.viz import NoteCanvas, loop_diagram, require_known_words, step_changes
 
 WORDS = ["the", "keys", "key", "near", "old", "cabinet", "cabinets"]
@@ -88,39 +88,9 @@ def test_note_canvas_masks_the_unread_tokens_and_returns_a_png():
     assert not np.ma.getmaskarray(canvas.image.get_array()).any()
 
 
-def test_widget_follows_the_sentence_and_shows_errors_as_messages():
-    calls = []
-
-    def counted(sentence):
-        calls.append(sentence)
-        return fake_states_fn(sentence)
-
-    view = sticky_note_widget(counted, "the keys near the old cabinet", class_names=["is", "are"], track=1)
-    step, text = view.controls["step"], view.controls["sentence"]
-    assert (step.max, step.value) == (6, 6)  # the slider spans the sentence and starts at its end
-    assert math.isfinite(view.last_update_ms)
-    step.value = 2
-    view.update()
-    assert math.isfinite(view.last_update_ms)
-    assert calls.count("the keys near the old cabinet") == 1  # moving the slider does not re-read
-    text.value = "the key"
-    assert (step.max, step.value) == (2, 2)
-    # an unknown word and an empty box: messages from render (the view prints them), never a traceback
-    text.value = "the keyz"
-    assert step.max == 2  # unchanged
-    with pytest.raises(ValueError, match="never seen 'keyz'"):
-        view.render(sentence="the keyz", step=1)
-    with pytest.raises(ValueError, match="type a sentence"):
-        view.render(sentence="  ", step=1)
-    view.update()  # the ValueError becomes an on-screen message
-    with pytest.raises(ValueError, match="states_fn must be a function"):
-        sticky_note_widget("not a function")
-
-
-def test_widget_rejects_a_states_fn_with_the_wrong_shape():
-    view = sticky_note_widget(lambda s: (s.split(), torch.zeros(2, 3)), "the keys near")
+def test_canvas_rejects_a_reading_with_the_wrong_shape():
     with pytest.raises(ValueError, match="one hidden state per token"):
-        view.render(sentence="the keys near", step=1)
+        NoteCanvas("the keys near".split(), torch.zeros(2, 3))
 
 
 def test_loop_diagram_names_every_token():

@@ -54,7 +54,7 @@ from .heads import HeadsCanvas, head_view_figure, head_view_widget, to_bertviz
 from .live_view import LiveView, live, require_known_words, sentence_view
 from .positions import position_similarity_figure, positional_encoding_figure
 from .predictions import PredictionBarsPicture, prediction_bars_figure, prediction_bars_plot
-from .sticky_note import NoteCanvas, reading_figure, sentences_figure, step_changes, sticky_note_widget
+from .sticky_note import NoteCanvas, reading_figure, sentences_figure, step_changes
 
 __all__ = [
     # general: building blocks, live views, the book's renderer
@@ -63,7 +63,7 @@ __all__ = [
     # chapters 1-3
     "DecayPicture", "PredictionBarsPicture", "accuracy_vs_distance_figure", "decay_figure", "decay_plot",
     "prediction_bars_figure", "prediction_bars_plot",
-    "NoteCanvas", "loop_diagram", "reading_figure", "sentences_figure", "step_changes", "sticky_note_widget",
+    "NoteCanvas", "loop_diagram", "reading_figure", "sentences_figure", "step_changes",
     # chapter 4
     "GatesCanvas", "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
     "gate_slider_figure", "gates_plot", "gates_widget", "lstm_cell_diagram",

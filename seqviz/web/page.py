@@ -27,6 +27,7 @@ CSS = """
 .seqviz-web-control { font-size: 0.9em; }
 .seqviz-web-message { color: #b00; min-height: 1.2em; font-size: 0.9em; }
 .seqviz-web-picture { overflow-x: auto; }
+.seqviz-web-caption { font-size: 0.85em; margin: 0.2em 0 0.2em 4em; }
 .seqviz-web-mounted > .seqviz-web-still { display: none; }
 .seqviz-web:not(.seqviz-web-mounted) > .seqviz-web-live { display: none; }
 @media print {
@@ -58,6 +59,19 @@ def tensor(value) -> dict:
     return {"shape": list(array.shape), "data": base64.b64encode(array.tobytes()).decode()}
 
 
+def _lists(value):
+    """Tensors and arrays (also inside dicts and lists) as nested lists of floats, for the spec's JSON."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
+
+
 def _still_html(still) -> str:
     """A still picture as an <img>: PNG bytes, an object with PNG ``.data`` (IPython Image) or a figure."""
     if still is None:
@@ -77,14 +91,17 @@ class WebView:
 
     ``view`` names a function of ``js/views.js``; ``weights`` maps names to tensors
     (:func:`tensor`), ``vocab`` is ``{"itos", "specials", "pattern", "lower", "max_tokens"}`` and
-    ``options`` what the view shows (the first sentence, class names ...). Displayed, it is HTML.
+    ``options`` what the view shows (the first sentence, class names ...). ``expected`` holds seqviz's own
+    numbers for the first input (names as the view's ``numbers()``): the browser check compares the page's
+    numbers with them on every built page. Displayed, it is HTML.
     """
 
-    def __init__(self, view: str, weights: dict, vocab: dict | None, options: dict, still=None):
+    def __init__(self, view: str, weights: dict, vocab: dict | None, options: dict, still=None,
+                 expected: dict | None = None):
         if not isinstance(view, str) or not view:
             raise ValueError(f"view must be the name of a view in js/views.js, got {view!r}")
         self.spec = {"view": view, "weights": {k: v if isinstance(v, dict) else tensor(v) for k, v in weights.items()},
-                     "vocab": vocab, "options": options}
+                     "vocab": vocab, "options": options, "expected": _lists(expected or {})}
         self.still = _still_html(still)
 
     def html(self) -> str:

@@ -9,6 +9,10 @@ JavaScript and in print (the chapter draws it with :mod:`seqviz.viz`).
 
 from __future__ import annotations
 
+import re
+
+import torch
+
 from . import export
 from .page import WebView
 
@@ -26,6 +30,15 @@ def sticky_note_view(model, vocab, sentence: str, *, class_names, track: int = 0
         raise ValueError(f"expected {model.head.out_features} class names, got {len(class_names)}")
     if not 0 <= int(track) < len(class_names):
         raise ValueError(f"track must be a class index in 0..{len(class_names) - 1}, got {track}")
+    tokens = re.findall(pattern, sentence.lower())
+    unknown = [t for t in tokens if t not in vocab.stoi or t in vocab.specials]
+    if not tokens or unknown:
+        raise ValueError(f"the first sentence must be words the model knows, got {sentence!r} (unknown: {unknown})")
+    device = model.embedding.weight.device
+    with torch.no_grad():   # seqviz's numbers for the first sentence: the browser check compares the page's
+        _, trace = model.features(torch.tensor([vocab.encode(tokens)], device=device), return_trace=True)
+        states = trace["h"][-1, 0]
+        expected = {"states": states, "probs": model.head(states).softmax(-1)}
     return WebView("sticky_note", weights, export.vocabulary(vocab, pattern),
                    {"model": info, "sentence": sentence, "class_names": class_names, "track": int(track),
-                    "title": title}, still)
+                    "title": title}, still, expected)

@@ -1,14 +1,11 @@
-"""Chapter 2's sticky note, live: a matplotlib picture per sentence and the widget built on it.
-
-- :class:`NoteCanvas`: the picture, built once per sentence and redrawn per step (blitting);
-- :func:`sticky_note_widget`: the live view; the reader types a sentence and moves a step slider.
+"""Chapter 2's sticky note as a matplotlib picture: :class:`NoteCanvas`, built once per sentence and
+redrawn per step (blitting). The chapter shows it as the still of its live view (:func:`seqviz.web.sticky_note_view`,
+which runs in the reader's browser) and anyone can use it in a kernel.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
-
 import numpy as np
 
 from .._plumbing import Blitter, label_columns
@@ -72,30 +69,3 @@ class NoteCanvas:
             self.line.set_data(np.arange(step), self.probs[:step, self.track])
         self.title.set_text(html.unescape(step_title(self.tokens, self.states, self.probs, step, self.class_names)))
         return self.blitter.frame()
-
-
-def sticky_note_widget(states_fn: Callable, sentence: str = "", *, class_names=None, track=None,
-                       title: str = "The sticky note, rewritten token by token"):
-    """A live view: type a sentence, move the step slider, watch the hidden state being rewritten.
-
-    ``states_fn(sentence)`` returns ``(tokens, states (T, H), probs (T, C) or None)`` (or just
-    ``(tokens, states)``); a ``ValueError`` from it (an unknown word, say) is shown as a message.
-    ``track`` picks the class whose probability is drawn (default: the prediction at the end).
-    Readings are cached, so moving the slider only redraws. Returns the ``LiveView``
-    (``view.update()``, ``view.last_update_ms``, ``view.controls``).
-    """
-    from ..live_view import sentence_view
-
-    if not callable(states_fn):
-        raise ValueError(f"states_fn must be a function sentence -> (tokens, states, probs), got {type(states_fn)}")
-
-    def read(text):
-        result = states_fn(text)
-        if not isinstance(result, tuple) or len(result) not in (2, 3):
-            raise ValueError("states_fn must return (tokens, states) or (tokens, states, probs)")
-        tokens, states, probs = (*result, None) if len(result) == 2 else result
-        return NoteCanvas(tokens, states, probs, class_names, track)
-
-    # a new sentence: the slider spans its tokens and jumps to the end (the whole sentence read)
-    return sentence_view(read, sentence, slider="step", description="step t", title=title,
-                         span=lambda n: (1, max(n, 1), n))

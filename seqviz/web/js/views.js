@@ -111,8 +111,8 @@ views.sticky_note = function (root, spec) {
   function draw() {
     if (reading.error) { view.picture.innerHTML = ""; throw reading.error; }
     const { tokens, states, probs, changes } = reading, T = tokens.length, H = states[0].length;
-    const c = o.track, cell = Math.max(14, Math.min(34, 560 / T)), unit = Math.max(5, Math.min(12, 190 / H));
-    const x0 = 64, top = 28, noteH = H * unit, barsY = top + noteH + 8, barsH = 70, width = x0 + T * cell + 60;
+    const c = o.track, cell = Math.max(14, Math.min(48, 640 / T)), unit = Math.max(5, Math.min(16, 200 / H));
+    const x0 = 64, top = 6, noteH = H * unit, barsY = top + noteH + 8, barsH = 70, width = x0 + T * cell + 60;
     let vmax = 0, cmax = 0;
     for (const h of states) for (const v of h) vmax = Math.max(vmax, Math.abs(v));
     for (const v of changes) cmax = Math.max(cmax, v);
@@ -135,10 +135,13 @@ views.sticky_note = function (root, spec) {
                   `prediction: ${o.class_names[best]} (${Math.round(100 * p[best])}%)`;
     const axis = (y, text, anchor, x) => `<text x="${x}" y="${y}" font-size="11" text-anchor="${anchor}" ` +
                                           `transform="rotate(-90 ${x} ${y})">${ui.esc(text)}</text>`;
-    view.picture.innerHTML = `<svg width="${width}" height="${barsY + barsH + 70}" role="img" aria-label="${ui.esc(title)}">` +
-      `<text x="${x0}" y="16" font-size="12">${ui.esc(title)}</text>` + parts.join("") +
+    const right = x0 + T * cell, yOf = (v) => barsY + barsH - barsH * v / 1.02;
+    parts.push(`<text x="${right + 4}" y="${yOf(1) + 4}" font-size="10">1</text>`,
+               `<text x="${right + 4}" y="${yOf(0)}" font-size="10">0</text>`);
+    view.picture.innerHTML = `<div class="seqviz-web-caption">${ui.esc(title)}</div>` +
+      `<svg width="${width}" height="${barsY + barsH + 70}" role="img" aria-label="${ui.esc(title)}">` + parts.join("") +
       axis(top + noteH / 2, "hidden unit", "middle", 40) + axis(barsY + barsH / 2, "change", "middle", 40) +
-      axis(barsY + barsH / 2, `P(${o.class_names[c]})`, "middle", x0 + T * cell + 20) +
+      axis(barsY + barsH / 2, `P(${o.class_names[c]})`, "middle", right + 24) +
       ui.columnLabels(tokens, x0, cell, barsY + barsH + 14) + "</svg>";
   }
 
