@@ -5,6 +5,7 @@ sentence recomputes the picture on the page itself. Tests in headless Chromium p
 equal seqviz's (tests/test_web_views.py).
 """
 
+from .gates import gates_view
 from .page import WebView, bundle, tensor
 from .views import sticky_note_view
 
