@@ -107,6 +107,13 @@ def test_gates_view_belt_follows_the_slider_and_updates_fast(browser):
     after = page.inner_html(".seqviz-web-picture")
     assert after != before and "since 'friend'" in after.replace("&#39;", "'")
     assert len(numbers(page)["mean"]) == len(FIRST.split()) - 4
+    shown, T, C = numbers(page), len(FIRST.split()), 32
+    for gate, t, c in (("forget", 1, 3), ("output", 7, 30)):    # the cells are drawn gate by gate, row by row
+        index = ["forget", "input", "candidate", "output"].index(gate) * T * C + t * C + c
+        box = page.locator(".seqviz-web-picture svg rect").nth(index).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        value = shown["gates"][gate][t][c]
+        assert page.text_content(".seqviz-gates-hover") == f"{gate}, unit {c}, '{FIRST.split()[t]}': {value:.3f}"
     for i in range(20):                                    # slider moves and new sentences, as a reader would
         type_into(page, 0, "start", 1 + i % 9)
         type_into(page, 0, "sentence", FIRST if i % 2 else SECOND)

@@ -146,11 +146,27 @@
       return parts.join("");
     }
 
+    // Under the pointer, a heatmap cell's gate, unit (the model's number), token and value.
+    function cellAt(px, py) {
+      const L = reading.layout, t = Math.floor((py - L.top) / L.row), g = Math.floor((px - L.left) / (L.panel + L.gap));
+      const c = Math.floor((px - L.left - g * (L.panel + L.gap)) / L.cell);
+      if (t < 0 || t >= L.T || g < 0 || g >= o.gates.length || c < 0 || c >= L.C) return "";
+      const name = o.gates[g];
+      return `${name}, unit ${o.order[c]}, '${reading.tokens[t]}': ${reading.gates[name][t][c].toFixed(3)}`;
+    }
+
     function draw() {
       if (reading.error) { view.picture.innerHTML = ""; throw reading.error; }
       const L = reading.layout;
       view.picture.innerHTML = `<svg width="${L.width}" height="${L.height + 36}" role="img" ` +
-        `aria-label="${ui.esc(o.title)}">${staticPicture()}${o.belt ? beltAxes() : ""}<g class="seqviz-gates-dynamic"></g></svg>`;
+        `aria-label="${ui.esc(o.title)}">${staticPicture()}${o.belt ? beltAxes() : ""}<g class="seqviz-gates-dynamic"></g>` +
+        `<text class="seqviz-gates-hover" x="${L.left}" y="${L.height + 29}" font-size="10"></text></svg>`;
+      const svg = view.picture.querySelector("svg"), hover = svg.querySelector(".seqviz-gates-hover");
+      svg.addEventListener("mousemove", (e) => {
+        const box = svg.getBoundingClientRect();
+        hover.textContent = cellAt(e.clientX - box.left, e.clientY - box.top);
+      });
+      svg.addEventListener("mouseleave", () => { hover.textContent = ""; });
       move();
     }
 
