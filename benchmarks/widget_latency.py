@@ -73,21 +73,6 @@ def ch03_gradients():
     return view, "radius", [0.9, 1.1]
 
 
-def ch04_gates():
-    from seqviz.viz import gates_widget
-
-    model, embed = _rnn_reader("LSTM")
-
-    def read(sentence):
-        tokens, x = embed(sentence)
-        with torch.no_grad():
-            _, _, trace = model(x, return_trace=True)
-        return tokens, {k: trace[k][0, 0] for k in ("forget", "input", "output", "candidate", "c")}
-
-    view = gates_widget(read, " ".join(WORDS), units=[0, 1, 2, 3])
-    return view, "start", [1, 2]
-
-
 def ch06_beam():
     from seqviz.data import encode_source, translation_vocabs
     from seqviz.decode import beam_search
@@ -210,7 +195,7 @@ def ch10_guide():
 
 
 CASES = {"ch01 who did it": ch01_doer, "ch03 gradient norms": ch03_gradients,
-         "ch04 gates": ch04_gates, "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
+         "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
          "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads, "ch09 heads (tiny BERT)": ch09_heads,
          "ch10 decision guide": ch10_guide}
 
@@ -228,8 +213,8 @@ def _sentences(words: list[str], count: int) -> list[str]:
     return out
 
 
-TYPED = {"ch01 who did it": ("sentence", WORDS[:5]), "ch02 sticky note": ("sentence", WORDS),
-         "ch04 gates": ("sentence", WORDS), "ch05 word senses": ("sentence", WORDS[:5]),
+TYPED = {"ch01 who did it": ("sentence", WORDS[:5]),
+         "ch05 word senses": ("sentence", WORDS[:5]),
          "ch06 beam tree": ("sentence", DIGITS[3:9]), "ch07 alignment": ("sentence", DIGITS[1:9]),
          "ch08 heads": ("sentence", DIGITS[3:9]), "ch09 heads (tiny BERT)": ("sentence_a", WORDS[:6])}
 

@@ -78,7 +78,8 @@ INSPECT = """() => {
 DRIVE = """([i, unknown]) => {
   const root = document.querySelectorAll('.seqviz-web')[i], view = root.seqvizView;
   const spec = JSON.parse(root.querySelector('script.seqviz-web-spec').textContent);
-  const flat = (v) => Array.isArray(v) ? v.flatMap(flat) : [v];
+  const flat = (v) => Array.isArray(v) ? v.flatMap(flat)
+    : v !== null && typeof v === 'object' ? Object.keys(v).sort().flatMap((k) => flat(v[k])) : [v];
   const numbers = seqviz.nn.toLists(view.numbers());
   let difference = 0, compared = 0;
   for (const [name, want] of Object.entries(spec.expected || {})) {

@@ -4,7 +4,8 @@ Starts JupyterLab on 127.0.0.1 (a free port, a random token, quick mode, one thr
 ``notebooks/`` (so nothing is saved into the repository), then, for each chapter:
 
 1. opens it, runs all cells from the Run menu, and waits until every code cell has run;
-2. for every live view (the ``seqviz-live`` widgets and bertviz's views) performs what it offers:
+2. for every live view (the ``seqviz-live`` widgets, the ``seqviz-web`` views whose model runs in the page,
+   and bertviz's views) performs what it offers:
    types a sentence and presses Enter, moves each slider to both ends and by single steps, picks
    other entries of each dropdown, changes bertviz's layer menu; after each, waits until the
    view's picture changed and records the time from the key press or selection to the new
@@ -56,7 +57,7 @@ LONG_WORDS = 500
 
 # In the page: a picture's signature (what a reader sees, hashed) and a watcher that times its change.
 PAGE_JS = r"""
-window.seqviz = (() => {
+window.liveCheck = (() => {
   const hash = (text) => { let h = 0; for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
                            return text.length + ':' + h; };
   const picture = (view) => {
@@ -64,6 +65,12 @@ window.seqviz = (() => {
       const svg = view.querySelector('svg');
       const lines = view.querySelectorAll('svg line').length;
       return {state: lines ? 'picture' : 'empty', sig: svg ? hash(svg.innerHTML) : '', lines};
+    }
+    if (view.matches('.seqviz-web')) {  // seqviz.web: the model runs in the page
+      const message = view.querySelector('.seqviz-web-message');
+      if (message && message.textContent) return {state: 'message', sig: hash(message.textContent), text: message.textContent};
+      const pic = view.querySelector('.seqviz-web-picture');
+      return {state: pic && pic.querySelector('svg') ? 'picture' : 'empty', sig: pic ? hash(pic.innerHTML) : ''};
     }
     const out = view.querySelector('.widget-output');
     if (!out) return {state: 'empty', sig: ''};
@@ -83,7 +90,7 @@ window.seqviz = (() => {
     const text = out.innerText.trim();
     return {state: text ? 'picture' : 'empty', sig: hash(out.innerHTML)};
   };
-  const views = () => [...document.querySelectorAll('.jp-Notebook .seqviz-live, .jp-Notebook [id^="bertviz"]')];
+  const views = () => [...document.querySelectorAll('.jp-Notebook .seqviz-live, .jp-Notebook .seqviz-web, .jp-Notebook [id^="bertviz"]')];
   let watch = null;
   const arm = (index) => {
     const view = views()[index];
@@ -121,6 +128,15 @@ window.seqviz = (() => {
       const selects = [...view.querySelectorAll('select')].map((s) => s.id);  // only the head view has a layer menu
       return {kind: 'bertviz', title: selects.includes('layer') ? 'bertviz head_view' : 'bertviz model_view',
               selects, picture: picture(view)};
+    }
+    if (view.matches('.seqviz-web')) {
+      const controls = [...view.querySelectorAll('.seqviz-web-controls > label')].map((c) => {
+        const label = c.firstChild.textContent.trim(), input = c.querySelector('input, select');
+        if (input.tagName === 'SELECT') return {kind: 'dropdown', label, options: input.options.length};
+        return {kind: input.type === 'range' ? 'range' : 'text', label, value: input.value};
+      });
+      return {kind: 'web', title: (view.querySelector('.seqviz-web-title') || {}).textContent || '', controls,
+              picture: picture(view)};
     }
     const title = (view.querySelector('.widget-html') || {}).textContent || '';
     const controls = [...view.querySelector('.widget-hbox').children].map((c) => {
@@ -259,19 +275,19 @@ class Page:
             self.page.click('.lm-MenuBar-itemLabel:text-is("Run")')
             self.page.click('.lm-Menu-itemLabel:text-is("Run All Cells")')
             try:
-                self.page.wait_for_function("() => { const s = seqviz.state(); return s.busy > 0 || s.ran > 0; }",
+                self.page.wait_for_function("() => { const s = liveCheck.state(); return s.busy > 0 || s.ran > 0; }",
                                             timeout=15_000)
                 break
             except PlaywrightTimeout:
                 if attempt == 2:
                     raise
         self.page.wait_for_function(
-            "() => { const s = seqviz.state(); return s.busy === 0 && (s.ran === s.cells || s.errors.length > 0); }",
+            "() => { const s = liveCheck.state(); return s.busy === 0 && (s.ran === s.cells || s.errors.length > 0); }",
             timeout=timeout_s * 1000, polling=250)
-        return self.js("seqviz.state()")
+        return self.js("liveCheck.state()")
 
 
-VIEWS = ".jp-Notebook .seqviz-live, .jp-Notebook [id^='bertviz']"
+VIEWS = ".jp-Notebook .seqviz-live, .jp-Notebook .seqviz-web, .jp-Notebook [id^='bertviz']"
 
 
 class Views:
@@ -287,13 +303,13 @@ class Views:
 
     def measure(self, k: int, act, timeout_s: float | None = None) -> dict | None:
         """Arm the watcher on view ``k``, act, and wait until its picture changed; None if it did not."""
-        self.page.js("k => seqviz.arm(k)", k)
+        self.page.js("k => liveCheck.arm(k)", k)
         act()
         try:
-            self.page.page.wait_for_function("() => seqviz.result() !== null", timeout=(timeout_s or self.slow_s) * 1000)
+            self.page.page.wait_for_function("() => liveCheck.result() !== null", timeout=(timeout_s or self.slow_s) * 1000)
         except PlaywrightTimeout:
             return None
-        return self.page.js("seqviz.result()")
+        return self.page.js("liveCheck.result()")
 
     def record(self, view: str, interaction: str, results: list, accept=("picture",)):
         changed = [r for r in results if r is not None]
@@ -315,7 +331,7 @@ class Views:
 
     def ready(self, k: int):
         self.handle(k).scroll_into_view_if_needed()
-        self.page.page.wait_for_function("k => seqviz.picture(seqviz.views()[k]).state === 'picture'", arg=k,
+        self.page.page.wait_for_function("k => liveCheck.picture(liveCheck.views()[k]).state === 'picture'", arg=k,
                                          timeout=self.slow_s * 1000)
 
     def check(self, k: int, view: dict):
@@ -323,13 +339,23 @@ class Views:
         try:
             self.ready(k)
         except PlaywrightTimeout:
-            state = self.page.js("k => seqviz.picture(seqviz.views()[k])", k)
+            state = self.page.js("k => liveCheck.picture(liveCheck.views()[k])", k)
             self.problems.append(f"{name}: never showed a picture ({state.get('state')}: {state.get('text', '')[:200]})")
             self.handle(k).screenshot(path=str(self.shots / f"{self.chapter}_view{k + 1}_failed.png"))
             (self.shots / f"{self.chapter}_view{k + 1}_failed.html").write_text(self.handle(k).evaluate("e => e.outerHTML"))
             return
         if view["kind"] == "bertviz":
             self.bertviz(k, name, view)
+        elif view["kind"] == "web":
+            controls = self.handle(k).query_selector_all(".seqviz-web-controls > label")
+            for control, spec in zip(controls, view["controls"]):
+                label = spec["label"] or spec["kind"]
+                if spec["kind"] == "text":
+                    self.text(k, name, label, control.query_selector("input"), spec["value"])
+                elif spec["kind"] == "range":
+                    self.range(k, name, label, control.query_selector("input"))
+                elif spec["kind"] == "dropdown":
+                    self.dropdown(k, name, label, control.query_selector("select"))
         else:
             controls = self.handle(k).query_selector_all(":scope > .widget-hbox > *")
             for control, spec in zip(controls, view["controls"]):
@@ -344,7 +370,7 @@ class Views:
         self.handle(k).screenshot(path=str(self.shots / f"{self.chapter}_view{k + 1}.png"))
 
     def bertviz(self, k, name, view):
-        lines = self.page.js("k => seqviz.picture(seqviz.views()[k]).lines", k)
+        lines = self.page.js("k => liveCheck.picture(liveCheck.views()[k]).lines", k)
         if not lines:
             self.problems.append(f"{name}: bertviz drew no lines")
         for select_id in view["selects"]:
@@ -380,6 +406,15 @@ class Views:
                    "Home" else "ArrowLeft"]]
         self.record(name, f"slider '{label}': both ends, one step", results)
 
+    def range(self, k, name, label, handle):
+        """A slider of a seqviz.web view (an <input type=range>): the keyboard, as a reader's would."""
+        now, high = (float(handle.evaluate(f"e => e.{a}")) for a in ("value", "max"))
+        ends = ["Home", "End"] if now == high else ["End", "Home"]
+        handle.focus()
+        results = [self.measure(k, lambda key=key: handle.press(key)) for key in [*ends, "ArrowRight" if ends[-1] ==
+                   "Home" else "ArrowLeft"]]
+        self.record(name, f"slider '{label}': both ends, one step", results)
+
     def dropdown(self, k, name, label, select):
         count, current = select.evaluate("s => [s.options.length, s.selectedIndex]")
         picks = [(current + d) % count for d in (1, 2)] if count > 2 else [(current + 1) % count, current]
@@ -399,10 +434,10 @@ def check_chapter(browser, lab: Lab, notebook: str, shots: Path, timeout_s: floa
             problems.append(f"only {state['ran']} of {state['cells']} code cells ran")
         problems += [f"error output: {e}" for e in state["errors"]]
         views = Views(page, chapter, shots, slow_s)
-        for k, view in enumerate(page.js("seqviz.describe()")):
+        for k, view in enumerate(page.js("liveCheck.describe()")):
             views.check(k, view)
         problems += views.problems
-        problems += [f"error output: {e}" for e in page.js("seqviz.state()")["errors"] if e not in state["errors"]]
+        problems += [f"error output: {e}" for e in page.js("liveCheck.state()")["errors"] if e not in state["errors"]]
     except PlaywrightTimeout as error:
         page.page.screenshot(path=str(shots / f"{chapter}_timeout.png"))
         problems.append(f"timed out: {str(error).splitlines()[0]}")

@@ -1,6 +1,6 @@
-"""Chapter 4's gate views: the survival product, the plotly figures and the live widget."""
+"""Chapter 4's gate views: the survival product, the plotly figures and the matplotlib picture (the live view's
+still; the live view itself runs in the browser: tests/test_web_gates.py)."""
 
-import base64
 import math
 
 import numpy as np
@@ -9,7 +9,7 @@ import torch
 
 from seqviz.models import LSTM
 from seqviz.viz import (GatesCanvas, accuracy_spread_figure, conveyor_belt_figure, forget_survival,
-                        gate_heatmaps_figure, gate_slider_figure, gates_plot, gates_widget)
+                        gate_heatmaps_figure, gate_slider_figure, gates_plot)
 
 TOKENS = ["the", "keys", "near", "the", "old", "cabinet"]
 
@@ -124,28 +124,20 @@ def test_accuracy_spread_figure_draws_band_seeds_and_mean():
         accuracy_spread_figure([2, 40], {"GRU": torch.rand(3, 3)})
 
 
-def test_live_widget_redraws_and_reports_errors(capsys):
+def test_gates_picture_draws_every_gate_and_the_belt_from_the_start():
     gates = lstm_gates()
-
-    def read(sentence):
-        tokens = sentence.split()
-        if "teh" in tokens:
-            raise ValueError("this model has never seen 'teh'")
-        return tokens, {k: v[: len(tokens)] for k, v in gates.items()}
-
-    view = gates_widget(read, " ".join(TOKENS), units=[0, 1])
-    start = view.controls["start"]  # counts tokens from 1, as every slider in the book
-    assert (start.min, start.max, start.value) == (1, len(TOKENS), 2)
-    for number in range(len(TOKENS), 0, -1):
-        start.value = number
-    first = GatesCanvas(TOKENS, gates, units=[0, 1]).show(0).data  # the belt from the first token
-    assert base64.b64decode(view.output.outputs[0]["data"]["image/png"]) == first  # is the slider's 1
-    capsys.readouterr()
-    view.controls["sentence"].value = "the keys near teh cabinet"  # outside a kernel, Output prints
-    assert "never seen" in str(view.output.outputs) + capsys.readouterr().out
+    canvas = GatesCanvas(TOKENS, gates, units=[0, 1])
+    first, later = canvas.show(0).data, canvas.show(3).data
+    assert first[:8] == b"\x89PNG\r\n\x1a\n" and first != later
+    assert canvas.show(-5).data == first                                  # clamped to the first token
     fig = gates_plot(TOKENS, gates, start=2, units=[0, 1])
     gates_axes, belt = fig.axes  # every gate in one image (one axes draws fast), and the belt
     assert [t.get_text() for t in gates_axes.texts if t.get_text() in gates] == list(gates)
     assert belt.get_xscale() == "log"
+    assert belt.get_title() == "on the belt since 'near'"
+    survival = forget_survival(gates["forget"].double()).numpy()
+    np.testing.assert_allclose(belt.lines[1].get_xdata(), np.maximum(survival[2, 2:, 1], 1e-6), rtol=1e-6)
     with pytest.raises(ValueError, match="start"):
         gates_plot(TOKENS, gates, start=9)
+    with pytest.raises(ValueError, match="unit labels"):
+        GatesCanvas(TOKENS, gates, units=[0, 1], unit_labels=["a"])

@@ -47,7 +47,7 @@ from .costs import cost_figure
 from .diagrams import loop_diagram, lstm_cell_diagram
 from .distance import accuracy_spread_figure, accuracy_vs_distance_figure
 from .gates import (GatesCanvas, conveyor_belt_figure, forget_survival, gate_heatmaps_figure, gate_slider_figure,
-                    gates_plot, gates_widget)
+                    gates_plot)
 from .gradients import DecayPicture, decay_figure, decay_plot
 from .guide import guide_html
 from .heads import HeadsCanvas, head_view_figure, head_view_widget, to_bertviz
@@ -66,7 +66,7 @@ __all__ = [
     "NoteCanvas", "loop_diagram", "reading_figure", "sentences_figure", "step_changes",
     # chapter 4
     "GatesCanvas", "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
-    "gate_slider_figure", "gates_plot", "gates_widget", "lstm_cell_diagram",
+    "gate_slider_figure", "gates_plot", "lstm_cell_diagram",
     # chapter 6
     "BeamTreePicture", "beam_tree_figure", "beam_tree_plot", "beam_tree_slider_figure",
     # chapters 8 and 9

@@ -1,15 +1,16 @@
-"""Chapter 4's gates as a matplotlib picture for a typed sentence, and the live view built on it.
+"""Chapter 4's gates as a matplotlib picture for a typed sentence.
 
 - :func:`gates_plot`: one heatmap per gate and, with a "forget" gate, what survives on the belt;
-- :class:`GatesCanvas`: the same picture drawn once per sentence; :meth:`GatesCanvas.show` moves the belt's start;
-- :func:`gates_widget`: the live view, built on :func:`seqviz.viz.live_view.sentence_view`.
+- :class:`GatesCanvas`: the same picture drawn once per sentence; :meth:`GatesCanvas.show` moves the belt's start.
+  It draws the still of the chapter's live view (:func:`seqviz.web.gates_view`, which draws the same picture
+  in the reader's browser).
 
 Takes tensors and token labels, never a model; the plotly views are in :mod:`.figures`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -121,7 +122,7 @@ def gates_plot(tokens: Sequence[str], gates: Mapping[str, object], *, start: int
 
 
 class GatesCanvas:
-    """The live view's picture for one sentence, drawn once; :meth:`show` moves the belt's start.
+    """The picture for one sentence, drawn once; :meth:`show` moves the belt's start.
 
     The heatmaps are drawn once and saved; a new start redraws only the belt lines and the
     marks over the saved background (blitting) and encodes one PNG, which keeps it fast.
@@ -141,39 +142,3 @@ class GatesCanvas:
         start = min(max(int(start), 0), len(self.tokens) - 1)
         _move(self.tokens, self.dynamic, start)
         return self.blitter.frame()
-
-
-def gates_widget(read_fn: Callable, sentence: str = "", *, units=None, unit_labels=None,
-                 title: str = "Gates and the conveyor belt, live"):
-    """A live view: type a sentence, see every gate per token and what survives on the belt.
-
-    ``read_fn(sentence)`` returns ``(tokens, gates)`` with gates ``{name: (T, H)}`` (a
-    ``ValueError`` from it, an unknown word say, is shown as a message). ``units`` (and
-    ``unit_labels``) pick the units drawn in the belt panel; a slider picks the start token,
-    counting tokens from 1 as every slider in the book does (``view.controls["start"]``).
-    Returns the ``LiveView`` (``view.update()``, ``view.last_update_ms``, ``view.controls``).
-    """
-    from ..live_view import sentence_view
-
-    if not callable(read_fn):
-        raise ValueError(f"read_fn must be a function sentence -> (tokens, gates), got {type(read_fn).__name__}")
-
-    def read(text):
-        result = read_fn(text)
-        if not isinstance(result, tuple) or len(result) != 2:
-            raise ValueError("read_fn must return (tokens, gates)")
-        return _CountedFromOne(GatesCanvas(*result, units=units, unit_labels=unit_labels))
-
-    # the belt starts at the subject (token 2 in the agreement sentences) by default
-    return sentence_view(read, sentence, slider="start", description="from token", title=title,
-                         span=lambda n: (1, n, min(2, n)), continuous_update=False)
-
-
-class _CountedFromOne:
-    """A canvas whose ``show(k)`` takes the token's number from 1 (the slider's), not its index."""
-
-    def __init__(self, canvas: GatesCanvas):
-        self.canvas, self.tokens = canvas, canvas.tokens
-
-    def show(self, number: int):
-        return self.canvas.show(number - 1)

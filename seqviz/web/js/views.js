@@ -47,8 +47,11 @@ ui.select = function (label, options, value, onChange) {
 ui.frame = function (root, title, controls) {
   const message = ui.el("div", { class: "seqviz-web-message", role: "status" });
   const picture = ui.el("div", { class: "seqviz-web-picture" });
-  root.append(ui.el("div", { class: "seqviz-web-title" }, title), ui.el("div", { class: "seqviz-web-controls" },
-              ...controls.map((c) => c.box)), message, picture);
+  // data-lm-suppress-shortcuts: in JupyterLab, Enter in the box and Home/End on a slider reach the view
+  // instead of the notebook's keyboard shortcuts.
+  root.append(ui.el("div", { class: "seqviz-web-title" }, title),
+              ui.el("div", { class: "seqviz-web-controls", "data-lm-suppress-shortcuts": "true" },
+                    ...controls.map((c) => c.box)), message, picture);
   const view = { timings: [], lastMs: NaN, message, picture };
   view.run = function (draw) {
     const start = performance.now();
