@@ -5,7 +5,8 @@ sentence recomputes the picture on the page itself. Tests in headless Chromium p
 equal seqviz's (tests/test_web_views.py).
 """
 
+from .heads import head_view
 from .page import WebView, bundle, tensor
 from .views import sticky_note_view
 
-__all__ = ["WebView", "bundle", "sticky_note_view", "tensor"]
+__all__ = ["WebView", "bundle", "head_view", "sticky_note_view", "tensor"]
