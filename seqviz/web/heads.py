@@ -42,7 +42,7 @@ def _prefixed(module: nn.Module, prefix: str) -> dict:
 
 
 def transformer_encoder(model: TransformerSeq2Seq) -> tuple[dict, dict]:
-    """Chapter 8: ``(weights, model info)`` of a ``TransformerSeq2Seq``'s encoder, for ``nn.transformer.seq2seqEncode``."""
+    """Chapter 8: ``(weights, model info)`` of a ``TransformerSeq2Seq``'s encoder (``nn.transformer.seq2seqEncode``)."""
     if not isinstance(model, TransformerSeq2Seq):
         raise ValueError(f"expected a seqviz.models.TransformerSeq2Seq, got {type(model).__name__}")
     position = model.src_position
@@ -66,7 +66,7 @@ def transformer_encoder(model: TransformerSeq2Seq) -> tuple[dict, dict]:
 
 
 def bert_encoder(model: BertMini, vocab) -> tuple[dict, dict]:
-    """Chapter 9: ``(weights, model info)`` of a ``BertMini``'s embeddings and encoder, for ``nn.transformer.bertEncode``."""
+    """Chapter 9: ``(weights, model info)`` of a ``BertMini``'s input and encoder (``nn.transformer.bertEncode``)."""
     if not isinstance(model, BertMini):
         raise ValueError(f"expected a seqviz.models.BertMini, got {type(model).__name__}")
     for token in ("[CLS]", "[SEP]"):
@@ -95,7 +95,8 @@ def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, laye
     The page computes the model in evaluation mode (no dropout).
     """
     if isinstance(model, BertMini):
-        if not (isinstance(sentence, (tuple, list)) and len(sentence) == 2 and all(isinstance(s, str) for s in sentence)):
+        if not (isinstance(sentence, (tuple, list)) and len(sentence) == 2
+                and all(isinstance(text, str) for text in sentence)):
             raise ValueError(f"a BertMini reads a pair: expected sentence=(sentence_a, sentence_b), got {sentence!r}")
         weights, info = bert_encoder(model, vocab)
         sentences = {"sentence_a": sentence[0], "sentence_b": sentence[1]}
@@ -106,7 +107,8 @@ def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, laye
         weights, info = transformer_encoder(model)
         sentences, most, size = {"sentence": sentence}, info["max_len"], model.src_vocab_size
     else:
-        raise ValueError(f"expected a TransformerSeq2Seq (chapter 8) or a BertMini (chapter 9), got {type(model).__name__}")
+        raise ValueError(f"expected a TransformerSeq2Seq (chapter 8) or a BertMini (chapter 9), "
+                         f"got {type(model).__name__}")
     if len(getattr(vocab, "itos", ())) != size:
         raise ValueError(f"expected the model's vocabulary of {size} tokens, got {len(getattr(vocab, 'itos', ()))}")
     if not (0 <= int(layer) < info["num_layers"] and 0 <= int(head) <= info["num_heads"]):

@@ -57,7 +57,7 @@ views.head_view = function (root, spec) {
   function shown() {
     const heads = reading.attentions[layer];
     if (head < H) return heads[head];
-    return heads[0].map((_, i) => Float32Array.from(heads[0][i], (_, j) => heads.reduce((s, w) => s + w[i][j], 0) / H));
+    return heads[0].map((row, i) => Float32Array.from(row, (_, j) => heads.reduce((s, w) => s + w[i][j], 0) / H));
   }
 
   function draw() {
@@ -75,15 +75,15 @@ views.head_view = function (root, spec) {
       }
     }
     if (pair) {  // where sentence B starts: after the first [SEP]
-      const b = reading.segments.indexOf(1), at = (k) => x0 + k * cell;
-      parts.push(`<line x1="${at(b)}" y1="${y0}" x2="${at(b)}" y2="${y0 + side}" stroke="#888" stroke-dasharray="3 2"/>`,
-                 `<line x1="${x0}" y1="${y0 + b * cell}" x2="${x0 + side}" y2="${y0 + b * cell}" stroke="#888" ` +
-                 `stroke-dasharray="3 2"/>`);
+      const at = reading.segments.indexOf(1) * cell, dash = `stroke="#888" stroke-dasharray="3 2"`;
+      parts.push(`<line x1="${x0 + at}" y1="${y0}" x2="${x0 + at}" y2="${y0 + side}" ${dash}/>`,
+                 `<line x1="${x0}" y1="${y0 + at}" x2="${x0 + side}" y2="${y0 + at}" ${dash}/>`);
     }
     const size = T <= 24 ? 11 : 8;
     tokens.forEach((t, k) => {
       const cx = x0 + (k + 0.5) * cell, cy = y0 + (k + 0.5) * cell;
-      parts.push(`<text x="${cx}" y="${y0 - 4}" font-size="${size}" transform="rotate(-60 ${cx} ${y0 - 4})">${esc(t)}</text>`,
+      parts.push(`<text x="${cx}" y="${y0 - 4}" font-size="${size}" transform="rotate(-60 ${cx} ${y0 - 4})">` +
+                 `${esc(t)}</text>`,
                  `<text x="${x0 - 4}" y="${cy + 4}" font-size="${size}" text-anchor="end">${esc(t)}</text>`);
     });
     for (let s = 0; s < 40; s++)  // the colour bar, 0 at the bottom
@@ -94,7 +94,7 @@ views.head_view = function (root, spec) {
     const label = (x, y, text, rotate) => `<text x="${x}" y="${y}" font-size="11" text-anchor="middle"` +
       (rotate ? ` transform="rotate(-90 ${x} ${y})"` : "") + `>${esc(text)}</text>`;
     const title = `layer ${layer + 1}, head ${head < H ? head + 1 : "mean"}`;
-    const height = Math.max(y0 + side + 12, y0 + side / 2 + 60);  // room for the rotated axis label of a short sentence
+    const height = Math.max(y0 + side + 12, y0 + side / 2 + 60);  // room for the axis label of a short sentence
     view.picture.innerHTML = `<svg width="${barX + 60}" height="${height}" role="img" aria-label="${esc(title)}">` +
       `<text x="4" y="14" font-size="12">${esc(title)}</text>` + parts.join("") +
       label(x0 + side / 2, 30, "key (attended to)") + label(12, y0 + side / 2, "query (attending)", true) +

@@ -146,7 +146,8 @@ nn.transformer.stack = function (spec, xs, keyMask) {
 
 // Chapter 8, TransformerSeq2Seq.encode(ids): token embedding * sqrt(d) + positional code, then the encoder stack.
 nn.transformer.seq2seqEncode = function (spec, ids) {
-  const tf = nn.transformer, w = nn.load(spec), m = spec.options.model, d = m.d_model, scale = Math.fround(Math.sqrt(d));
+  const tf = nn.transformer, w = nn.load(spec), m = spec.options.model, d = m.d_model;
+  const scale = Math.fround(Math.sqrt(d));  // PyTorch multiplies by sqrt(d) as a float32
   let xs = ids.map((i) => Float32Array.from(nn.row(w["src_embedding.weight"], i), (v) => v * scale));  // T x (d,)
   if (m.positional === "sinusoidal") {
     const pe = tf.sinusoids(ids.length, d, m.base);
