@@ -110,43 +110,6 @@ def ch07_alignment():
     return view, "sentence", ["three one four one five nine two six", "one four one five nine two six"]
 
 
-def ch08_heads():
-    from seqviz.data import encode_source, translation_vocabs
-    from seqviz.models import TransformerSeq2Seq
-    from seqviz.viz import head_view_widget
-
-    src_vocab, tgt_vocab = translation_vocabs()
-    model = TransformerSeq2Seq(len(src_vocab), len(tgt_vocab), 64, 4, 2, 1, 128, dropout=0.0, max_len=20).eval()
-
-    def attend(sentence):
-        ids = torch.tensor([encode_source(sentence, src_vocab)])
-        with torch.no_grad():
-            _, _, attention = model.encode(ids, return_trace=True)
-        return sentence.split(), [a[0] for a in attention]
-
-    view = head_view_widget(attend, num_layers=2, num_heads=4, sentence="three one four one five nine")
-    return view, "head", ["2", "mean"]
-
-
-def ch09_heads():
-    from seqviz.models import BertMini
-    from seqviz.viz import head_view_widget
-
-    words = sorted(set(WORDS))
-    model = BertMini(len(words) + 4, 64, 2, 4, 24).eval()  # chapter 9's tiny BERT: d 64, 2 layers, 4 heads
-
-    def attend(sentence_a, sentence_b):
-        tokens = ["[CLS]", *sentence_a.split(), "[SEP]", *sentence_b.split(), "[SEP]"]
-        ids = torch.tensor([[words.index(t) + 4 if t in words else 1 for t in tokens]])
-        segments = torch.tensor([[0] * (len(sentence_a.split()) + 2) + [1] * (len(sentence_b.split()) + 1)])
-        with torch.no_grad():
-            return tokens, model(ids, segments)["attentions"]
-
-    view = head_view_widget(attend, num_layers=2, num_heads=4, sentence_a="the keys near the old cabinet",
-                            sentence_b="are on the table")
-    return view, "layer", [2, 1]
-
-
 def _bars(classes):
     from seqviz.models import RNN
     from seqviz.viz import PredictionBarsPicture, live
@@ -196,8 +159,7 @@ def ch10_guide():
 
 CASES = {"ch01 who did it": ch01_doer, "ch03 gradient norms": ch03_gradients,
          "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
-         "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads, "ch09 heads (tiny BERT)": ch09_heads,
-         "ch10 decision guide": ch10_guide}
+         "ch07 alignment": ch07_alignment, "ch10 decision guide": ch10_guide}
 
 
 # A typed sentence per view with a text box: each one new, so nothing is served from a cache.
@@ -213,10 +175,8 @@ def _sentences(words: list[str], count: int) -> list[str]:
     return out
 
 
-TYPED = {"ch01 who did it": ("sentence", WORDS[:5]),
-         "ch05 word senses": ("sentence", WORDS[:5]),
-         "ch06 beam tree": ("sentence", DIGITS[3:9]), "ch07 alignment": ("sentence", DIGITS[1:9]),
-         "ch08 heads": ("sentence", DIGITS[3:9]), "ch09 heads (tiny BERT)": ("sentence_a", WORDS[:6])}
+TYPED = {"ch01 who did it": ("sentence", WORDS[:5]), "ch05 word senses": ("sentence", WORDS[:5]),
+         "ch06 beam tree": ("sentence", DIGITS[3:9]), "ch07 alignment": ("sentence", DIGITS[1:9])}
 
 
 def measure(build, repeats: int, typed: tuple | None = None) -> dict[str, list[float]]:

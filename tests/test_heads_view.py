@@ -78,3 +78,22 @@ def test_cost_figure():
     cross = crossover(fit_power_law(n, quad), fit_power_law(n, lin))
     fig = cost_figure(n, {"attention": quad, "gru": lin}, {"attention": (p, c)}, cross)
     assert fig.layout.xaxis.type == "log" and len(fig.data) == 3
+
+
+def test_heads_canvas_draws_the_layer_and_head_it_is_asked_for():
+    """The still of chapters 8 and 9's live head view (seqviz.web.head_view): a layer's head, or their mean."""
+    from seqviz.viz import HeadsCanvas
+
+    attentions = _attn(layers=2, heads=3, T=4)
+    canvas = HeadsCanvas(attentions, ["a", "b", "a", "c"])
+    first = canvas.show(1, 2)
+    assert first.data.startswith(b"\x89PNG")
+    np.testing.assert_allclose(canvas.image.get_array(), attentions[1][0, 2].numpy(), atol=1e-6)
+    assert canvas.title.get_text() == "layer 2, head 3"
+    canvas.show(0, None)
+    np.testing.assert_allclose(canvas.image.get_array(), attentions[0][0].mean(0).numpy(), atol=1e-6)
+    assert canvas.title.get_text() == "layer 1, head mean"
+    with pytest.raises(ValueError, match="self-attention"):
+        HeadsCanvas([torch.rand(2, 3, 4)], list("abc"))
+    with pytest.raises(ValueError, match="layer must be"):
+        HeadsCanvas([torch.rand(2, 3, 3)], list("abc")).show(1, 0)

@@ -11,7 +11,7 @@ static book, a matplotlib plot, and a live widget with its fast picture.
 - :mod:`.gates`: the gates over a sentence and the conveyor belt (chapter 4);
 - :mod:`.diagrams`: the recurrent loop and the LSTM cell, drawn once (chapters 2 and 4);
 - :mod:`.beams`: beam search drawn as a tree (chapter 6);
-- :mod:`.heads`: attention heads, figure and live widget (chapters 8 and 9); :mod:`.bertviz_bridge`:
+- :mod:`.heads`: attention heads, figure and still picture (chapters 8 and 9); :mod:`.bertviz_bridge`:
   bertviz's head and model views with every script served locally (chapters 8 and 9);
 - :mod:`.positions`: positional encodings (chapter 8); :mod:`.costs`: cost against length (chapter 8);
 - :mod:`.guide`: chapter 10's decision guide as HTML;
@@ -50,7 +50,7 @@ from .gates import (GatesCanvas, conveyor_belt_figure, forget_survival, gate_hea
                     gates_plot)
 from .gradients import DecayPicture, decay_figure, decay_plot
 from .guide import guide_html
-from .heads import HeadsCanvas, head_view_figure, head_view_widget, to_bertviz
+from .heads import HeadsCanvas, head_view_figure, to_bertviz
 from .live_view import LiveView, live, require_known_words, sentence_view
 from .positions import position_similarity_figure, positional_encoding_figure
 from .predictions import PredictionBarsPicture, prediction_bars_figure, prediction_bars_plot
@@ -70,7 +70,7 @@ __all__ = [
     # chapter 6
     "BeamTreePicture", "beam_tree_figure", "beam_tree_plot", "beam_tree_slider_figure",
     # chapters 8 and 9
-    "HeadsCanvas", "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure", "head_view_widget",
+    "HeadsCanvas", "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure",
     "position_similarity_figure", "positional_encoding_figure", "to_bertviz",
     # chapter 10
     "guide_html",

@@ -1,4 +1,4 @@
-"""Attention heads (chapters 8 and 9): the head view as a plotly figure and as a live widget.
+"""Attention heads (chapters 8 and 9): the head view as a plotly figure and as a still picture.
 
 - :func:`head_view_figure`: plotly, every layer and head, one heatmap at a time, chosen by a layer
   slider and a head slider (and an "average" head). The two sliders compose without a kernel: the
@@ -6,9 +6,8 @@
   ``restyle``), so any layer and head can be reached in any order;
 - :class:`HeadsCanvas`: one sentence's attention (every layer and head) as a matplotlib heatmap drawn
   once; :meth:`HeadsCanvas.show` swaps in another layer's or head's weights and redraws only the
-  image and the title over the saved background;
-- :func:`head_view_widget`: the live view built on it: a text box per sentence, a layer slider and a
-  head slider counted from 1 as :func:`head_view_figure` counts them (the last head step is the mean);
+  image and the title over the saved background. It draws the still of the live head view that runs in
+  the reader's browser (:func:`seqviz.web.head_view`, which draws the same picture in SVG);
 - :func:`to_bertviz`: our tensors in the shape ``bertviz.head_view`` / ``model_view`` take (a list
   over layers of (1, heads, T, T)); :mod:`.bertviz_bridge` draws them with no network.
 
@@ -17,7 +16,7 @@ Like every view here, these take tensors and labels, never models.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -135,7 +134,7 @@ class HeadsCanvas:
         L, H, T, T_keys = self.layers.shape
         self.tokens = [str(t) for t in tokens]
         if T != T_keys or len(self.tokens) != T:
-            raise ValueError(f"the live head view needs self-attention over the tokens: weights are ({T} queries x "
+            raise ValueError(f"the head view needs self-attention over the tokens: weights are ({T} queries x "
                              f"{T_keys} keys) for {len(self.tokens)} tokens")
         self.means = self.layers.mean(1)  # (L, T, T)
         side = min(max(3.2, 0.32 * T + 1.6), 9.0)
@@ -164,57 +163,3 @@ class HeadsCanvas:
         self.image.set_data(weights)
         self.title.set_text(f"layer {layer + 1}, head {'mean' if head is None else head + 1}")
         return self.blitter.frame()
-
-
-def head_view_widget(attend: Callable, *, num_layers: int, num_heads: int, title: str = "",
-                     max_words: int = 64, **sentences: str):
-    """The live head view: a text box per sentence, a layer slider and a head slider, one picture.
-
-    ``sentences`` name the text boxes and their first values (``sentence="..."``, or
-    ``sentence_a=..., sentence_b=...``); ``attend(**sentences)`` returns ``(tokens, attentions)``,
-    the attentions as :func:`seqviz.viz.head_view_figure` takes them (a list over layers of
-    (heads, T, T) or (1, heads, T, T)). A ``ValueError`` from it (an unknown word, say) is shown as a
-    message, and so are an empty box and a box of more than ``max_words`` words. The sliders count
-    layers from 1 to ``num_layers`` and heads from 1 to ``num_heads``, then "mean". Only the latest
-    sentences' picture is kept, so moving a slider only redraws. Returns the ``LiveView``.
-    """
-    import ipywidgets as widgets
-
-    from .live_view import live
-
-    if not callable(attend):
-        raise ValueError(f"attend must be a function (**sentences) -> (tokens, attentions), "
-                         f"got {type(attend).__name__}")
-    if not sentences or not all(isinstance(text, str) for text in sentences.values()):
-        raise ValueError(f"head_view_widget() needs sentences as text, e.g. sentence='the cat sat', got {sentences}")
-    if num_layers < 1 or num_heads < 1:
-        raise ValueError(f"num_layers and num_heads must be at least 1, got {num_layers} and {num_heads}")
-    heads = [str(h + 1) for h in range(num_heads)] + ["mean"]
-    cache: dict = {}
-
-    def canvas(texts: tuple) -> HeadsCanvas:
-        if texts not in cache:
-            for name, text in texts:  # (a box over max_words words is answered by the LiveView itself)
-                if not text.split():
-                    raise ValueError(f"type a sentence in the box '{name}' (words separated by spaces)")
-            tokens, attentions = attend(**dict(texts))
-            drawn = HeadsCanvas(attentions, tokens)
-            L, H = drawn.layers.shape[:2]
-            if (L, H) != (num_layers, num_heads):
-                raise ValueError(f"attend() returned {L} layers of {H} heads; the view was built for {num_layers} "
-                                 f"layers of {num_heads} heads")
-            cache.clear()  # one set of sentences at a time: memory stays flat however long the reader types
-            cache[texts] = drawn
-        return cache[texts]
-
-    def render(layer, head, **texts):
-        layer = min(max(int(layer), 1), num_layers)  # a slider at either end stays in range
-        index = heads.index(head) if head in heads else num_heads
-        return canvas(tuple(texts.items())).show(layer - 1, None if index == num_heads else index)
-
-    boxes = {name: widgets.Text(value=text, description=name.replace("_", " "), continuous_update=False,
-                                layout=widgets.Layout(width="360px"))
-             for name, text in sentences.items()}
-    return live(render, title=title, max_words=max_words, **boxes,
-                layer=widgets.IntSlider(value=1, min=1, max=num_layers, description="layer"),
-                head=widgets.SelectionSlider(options=heads, value=heads[0], description="head"))

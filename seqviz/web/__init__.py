@@ -6,7 +6,8 @@ equal seqviz's (tests/test_web_views.py).
 """
 
 from .gates import gates_view
+from .heads import head_view
 from .page import WebView, bundle, tensor
 from .views import sticky_note_view
 
-__all__ = ["WebView", "bundle", "gates_view", "sticky_note_view", "tensor"]
+__all__ = ["WebView", "bundle", "gates_view", "head_view", "sticky_note_view", "tensor"]

@@ -1,0 +1,172 @@
+// seqviz.nn.transformer: the Transformer encoder of chapters 8 and 9, in the reader's browser.
+//
+// The same equations as seqviz/models/mha.py and transformer.py (TransformerSeq2Seq.encode, chapter 8) and
+// bert.py (BertMini, chapter 9), with PyTorch's parameter names and layouts (seqviz/web/heads.py exports them):
+//   in_proj_weight (3d, d) = W_q, W_k, W_v stacked; out_proj.weight (d, d); linear1 (ff, d); linear2 (d, ff);
+//   norm1/norm2 {weight, bias} (d,).
+// A sentence is a list of T vectors (Float32Array (d,)), one per token; every stored vector is float32, the sums
+// inside run in doubles (nn.js's convention). Nothing here draws: heads.js shows what encode() returns.
+"use strict";
+
+nn.transformer = {};
+
+// LayerNorm over one vector's d features: gamma * (x - mean) / sqrt(var + eps) + beta, var dividing by d.
+nn.transformer.layerNorm = function (x, norm, eps) {
+  const d = x.length, y = new Float32Array(d);
+  let mean = 0, variance = 0;
+  for (let i = 0; i < d; i++) mean += x[i];
+  mean /= d;
+  for (let i = 0; i < d; i++) variance += (x[i] - mean) ** 2;
+  const scale = 1 / Math.sqrt(variance / d + eps);
+  for (let i = 0; i < d; i++) y[i] = norm.weight.data[i] * (x[i] - mean) * scale + norm.bias.data[i];
+  return y;
+};
+
+// erf(x) to about 1e-15: 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), a series of positive
+// terms (no cancellation); beyond |x| = 6, erf is +-1 in doubles to 1e-17.
+nn.transformer.erf = function (x) {
+  if (Math.abs(x) > 6) return Math.sign(x);
+  let term = x, sum = x;
+  for (let n = 1; Math.abs(term) > 1e-17 * Math.abs(sum); n++) {
+    term *= 2 * x * x / (2 * n + 1);
+    sum += term;
+  }
+  return 2 / Math.sqrt(Math.PI) * Math.exp(-x * x) * sum;
+};
+
+// The feed-forward activations of seqviz.models.transformer.ACTIVATIONS (PyTorch's exact, erf-based GELU).
+nn.transformer.activations = {
+  relu: (v) => Math.max(v, 0),
+  gelu: (v) => 0.5 * v * (1 + nn.transformer.erf(v / Math.SQRT2)),
+};
+
+// PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)): T vectors (d,), as
+// seqviz.models.positional_encoding computes them (in doubles, then float32).
+nn.transformer.sinusoids = function (T, d, base) {
+  const rows = [];
+  for (let pos = 0; pos < T; pos++) {
+    const pe = new Float32Array(d);
+    for (let i = 0; i < d; i += 2) {
+      const angle = pos * base ** (-i / d);
+      pe[i] = Math.sin(angle);
+      if (i + 1 < d) pe[i + 1] = Math.cos(angle);
+    }
+    rows.push(pe);
+  }
+  return rows;
+};
+
+// Rows [from, from + count) of a (R, C) matrix or (R,) bias, as a tensor of their own (no copy): W_q is rows
+// 0..d-1 of in_proj_weight, W_k rows d..2d-1, W_v rows 2d..3d-1.
+nn.transformer.rows = function (W, from, count) {
+  const C = W.shape.length > 1 ? W.shape[1] : 1;
+  return { shape: W.shape.length > 1 ? [count, C] : [count], data: W.data.subarray(from * C, (from + count) * C) };
+};
+
+// Multi-head self-attention (MultiHeadAttention.forward with query = key = value = xs).
+// p: the module's weights by name ("in_proj_weight", ...); keyMask: optional list of T booleans, true on real
+// tokens (masked keys get weight exactly 0). Returns out: T vectors (d,), weights[h][i]: Float32Array (T,), the
+// softmax over keys j of q_i . k_j / sqrt(head_size) in head h (what seqviz returns, before any dropout).
+nn.transformer.selfAttention = function (p, xs, numHeads, keyMask) {
+  const T = xs.length, d = p["out_proj.weight"].shape[0], hs = d / numHeads, rows = nn.transformer.rows;
+  const W = p["in_proj_weight"], b = p["in_proj_bias"];
+  const project = (k) => xs.map((x) => nn.linear(rows(W, k * d, d), x, rows(b, k * d, d)));  // T x (d,)
+  const q = project(0), k = project(1), v = project(2);
+  const scale = 1 / Math.sqrt(hs), weights = [], joined = xs.map(() => new Float32Array(d));
+  for (let h = 0, o = 0; h < numHeads; h++, o += hs) {  // head h reads features o .. o + hs - 1
+    weights.push([]);
+    for (let i = 0; i < T; i++) {
+      const scores = new Float32Array(T);
+      for (let j = 0; j < T; j++) {
+        let s = 0;
+        for (let c = o; c < o + hs; c++) s += q[i][c] * k[j][c];
+        scores[j] = keyMask && !keyMask[j] ? -Infinity : s * scale;
+      }
+      const w = nn.softmax(scores);  // (T,): where query i looks, sums to 1
+      weights[h].push(w);
+      for (let c = o; c < o + hs; c++) {  // the heads side by side: joined[i] = [head 0 | head 1 | ...]
+        let s = 0;
+        for (let j = 0; j < T; j++) s += w[j] * v[j][c];
+        joined[i][c] = s;
+      }
+    }
+  }
+  const out = joined.map((z) => nn.linear(p["out_proj.weight"], z, p["out_proj.bias"]));  // W_o
+  return { out, weights };
+};
+
+// FFN(x) = W_2 act(W_1 x + b_1) + b_2, one position at a time.
+nn.transformer.feedForward = function (p, x, activation) {
+  const a = nn.linear(p["linear1.weight"], x, p["linear1.bias"]), act = nn.transformer.activations[activation];
+  for (let i = 0; i < a.length; i++) a[i] = act(a[i]);
+  return nn.linear(p["linear2.weight"], a, p["linear2.bias"]);
+};
+
+nn.transformer.add = (a, b) => Float32Array.from(a, (v, i) => v + b[i]);  // x + sublayer(x), rounded to float32
+
+// One TransformerEncoderLayer: post-LN x = LN(x + MHA(x)), x = LN(x + FFN(x)); pre-LN x = x + MHA(LN(x)),
+// x = x + FFN(LN(x)). cfg: {num_heads, norm_first, activation, eps}. Returns {xs, weights (heads x T x T)}.
+nn.transformer.encoderLayer = function (p, xs, cfg, keyMask) {
+  const tf = nn.transformer, norm = (i) => ({ weight: p[`norm${i}.weight`], bias: p[`norm${i}.bias`] });
+  const attend = (ys) => tf.selfAttention(tf.layerWeights(p, "self_attn."), ys, cfg.num_heads, keyMask);
+  if (cfg.norm_first) {
+    const attention = attend(xs.map((x) => tf.layerNorm(x, norm(1), cfg.eps)));
+    xs = xs.map((x, t) => tf.add(x, attention.out[t]));
+    xs = xs.map((x) => tf.add(x, tf.feedForward(p, tf.layerNorm(x, norm(2), cfg.eps), cfg.activation)));
+    return { xs, weights: attention.weights };
+  }
+  const attention = attend(xs);
+  xs = xs.map((x, t) => tf.layerNorm(tf.add(x, attention.out[t]), norm(1), cfg.eps));
+  xs = xs.map((x) => tf.layerNorm(tf.add(x, tf.feedForward(p, x, cfg.activation)), norm(2), cfg.eps));
+  return { xs, weights: attention.weights };
+};
+
+// The weights of one layer, by their names inside it: "encoder_layers.0.linear1.weight" -> "linear1.weight".
+nn.transformer.layerWeights = function (weights, prefix) {
+  const p = {};
+  for (const [name, t] of Object.entries(weights)) if (name.startsWith(prefix)) p[name.slice(prefix.length)] = t;
+  return p;
+};
+
+// Run the stack on the input vectors xs: {hidden (T vectors, the last layer's output, after the final LayerNorm of
+// a pre-LN stack), attentions[layer][head][query]: Float32Array (T,) over keys}.
+nn.transformer.stack = function (spec, xs, keyMask) {
+  const w = nn.load(spec), m = spec.options.model, attentions = [];
+  for (let l = 0; l < m.num_layers; l++) {
+    const layer = nn.transformer.encoderLayer(nn.transformer.layerWeights(w, `${m.layers}.${l}.`), xs, m, keyMask);
+    xs = layer.xs;
+    attentions.push(layer.weights);
+  }
+  if (m.final_norm) {
+    const norm = { weight: w[`${m.final_norm}.weight`], bias: w[`${m.final_norm}.bias`] };
+    xs = xs.map((x) => nn.transformer.layerNorm(x, norm, m.eps));
+  }
+  return { hidden: xs, attentions };
+};
+
+// Chapter 8, TransformerSeq2Seq.encode(ids): token embedding * sqrt(d) + positional code, then the encoder stack.
+nn.transformer.seq2seqEncode = function (spec, ids) {
+  const tf = nn.transformer, w = nn.load(spec), m = spec.options.model, d = m.d_model;
+  const scale = Math.fround(Math.sqrt(d));  // PyTorch multiplies by sqrt(d) as a float32
+  let xs = ids.map((i) => Float32Array.from(nn.row(w["src_embedding.weight"], i), (v) => v * scale));  // T x (d,)
+  if (m.positional === "sinusoidal") {
+    const pe = tf.sinusoids(ids.length, d, m.base);
+    xs = xs.map((x, t) => tf.add(x, pe[t]));
+  } else if (m.positional === "learned") {
+    xs = xs.map((x, t) => tf.add(x, nn.row(w["src_position.weight"], t)));
+  }
+  return nn.transformer.stack(spec, xs);
+};
+
+// Chapter 9, BertMini(ids, segments): LayerNorm(TokenEmb[id] + SegmentEmb[segment] + PositionEmb[t]), then the
+// (post-LN, GELU) encoder stack.
+nn.transformer.bertEncode = function (spec, ids, segments) {
+  const tf = nn.transformer, w = nn.load(spec), m = spec.options.model;
+  const norm = { weight: w["embedding_norm.weight"], bias: w["embedding_norm.bias"] };
+  const xs = ids.map((id, t) => {
+    const x = tf.add(tf.add(nn.row(w["token_embedding.weight"], id), nn.row(w["segment_embedding.weight"],
+                         segments[t])), nn.row(w["position_embedding.weight"], t));
+    return tf.layerNorm(x, norm, m.embedding_eps);
+  });
+  return nn.transformer.stack(spec, xs);
+};
