@@ -6,6 +6,7 @@ equal seqviz's (tests/test_web_views.py).
 """
 
 from .page import WebView, bundle, tensor
+from .translation import alignment_view, beam_view
 from .views import sticky_note_view
 
-__all__ = ["WebView", "bundle", "sticky_note_view", "tensor"]
+__all__ = ["WebView", "alignment_view", "beam_view", "bundle", "sticky_note_view", "tensor"]
