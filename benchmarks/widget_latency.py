@@ -104,43 +104,6 @@ def ch04_gates():
     return view, "start", [1, 2]
 
 
-def ch06_beam():
-    from seqviz.data import encode_source, translation_vocabs
-    from seqviz.decode import beam_search
-    from seqviz.models import Seq2Seq
-    from seqviz.viz import BeamTreePicture, live
-
-    src_vocab, tgt_vocab = translation_vocabs()
-    model = Seq2Seq(len(src_vocab), len(tgt_vocab), embed_size=16, hidden_size=64, attention=True).eval()
-
-    tree = BeamTreePicture()
-
-    def render(sentence, beam_size, alpha):
-        fn = model.log_prob_fn(encode_source(sentence, src_vocab))
-        hyps, record = beam_search(fn, 2, 3, beam_size, max_len=len(sentence.split()) + 5, length_penalty=alpha,
-                                   return_record=True, pruned_per_step=2)
-        return tree.show(record.nodes, tgt_vocab.itos, record.best, title=f"k = {beam_size}",
-                         steps=len(sentence.split()) + 5)
-
-    view = live(render, sentence=widgets.Text(value="three one four one five", continuous_update=False),
-                beam_size=widgets.IntSlider(value=3, min=1, max=8), alpha=widgets.FloatSlider(value=0.0, max=2.0))
-    return view, "beam_size", [3, 4]
-
-
-def ch07_alignment():
-    from seqviz.viz import HeatmapPicture, live
-
-    alignment = HeatmapPicture(vmin=0, vmax=1, cmap="Blues", xlabel="source word", ylabel="output token")
-
-    def render(sentence):
-        words = sentence.split()
-        w = torch.softmax(torch.randn(len(words) + 1, len(words)), -1)
-        return alignment.show(w, words, [f"y{i}" for i in range(len(words) + 1)], title="attention weights")
-
-    view = live(render, sentence=widgets.Text(value="three one four one five nine two six"))
-    return view, "sentence", ["three one four one five nine two six", "one four one five nine two six"]
-
-
 def ch08_heads():
     from seqviz.data import encode_source, translation_vocabs
     from seqviz.models import TransformerSeq2Seq
@@ -226,9 +189,8 @@ def ch10_guide():
 
 
 CASES = {"ch01 who did it": ch01_doer, "ch02 sticky note": ch02_sticky_note, "ch03 gradient norms": ch03_gradients,
-         "ch04 gates": ch04_gates, "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
-         "ch07 alignment": ch07_alignment, "ch08 heads": ch08_heads, "ch09 heads (tiny BERT)": ch09_heads,
-         "ch10 decision guide": ch10_guide}
+         "ch04 gates": ch04_gates, "ch05 word senses": ch05_senses, "ch08 heads": ch08_heads,
+         "ch09 heads (tiny BERT)": ch09_heads, "ch10 decision guide": ch10_guide}
 
 
 # A typed sentence per view with a text box: each one new, so nothing is served from a cache.
@@ -246,7 +208,6 @@ def _sentences(words: list[str], count: int) -> list[str]:
 
 TYPED = {"ch01 who did it": ("sentence", WORDS[:5]), "ch02 sticky note": ("sentence", WORDS),
          "ch04 gates": ("sentence", WORDS), "ch05 word senses": ("sentence", WORDS[:5]),
-         "ch06 beam tree": ("sentence", DIGITS[3:9]), "ch07 alignment": ("sentence", DIGITS[1:9]),
          "ch08 heads": ("sentence", DIGITS[3:9]), "ch09 heads (tiny BERT)": ("sentence_a", WORDS[:6])}
 
 

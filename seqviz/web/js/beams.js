@@ -125,7 +125,7 @@ views.beam_tree = function (root, spec) {
     if (shown.error) { view.picture.innerHTML = ""; throw shown.error; }
     const { nodes, best } = shown.record, labels = o.target_itos;
     const steps = Math.max(shown.maxLen, ...nodes.map((n) => n.step)), y = nn.beam.layout(nodes);
-    const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 230;
+    const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 270;
     const X = (s) => left + plotW * (s + 0.4) / (steps + 0.8), Y = (v) => top + plotH * (v + 0.12) / 1.24;
     const byId = new Map(nodes.map((n) => [n.id, n])), parts = [];
     for (const n of nodes) if (n.parent !== null) {
