@@ -24,7 +24,8 @@ from .page import WebView
 def _model_info(model, src_vocab, tgt_vocab) -> dict:
     """What the page needs to know about ``model``, after checking that it can run it."""
     if not isinstance(model, Seq2Seq):
-        raise ValueError(f"expected a seqviz.models.Seq2Seq (the recurrent encoder-decoder), got {type(model).__name__}")
+        raise ValueError(f"expected a seqviz.models.Seq2Seq (the recurrent encoder-decoder), "
+                         f"got {type(model).__name__}")
     for name, vocab, size in (("src_vocab", src_vocab, model.encoder.vocab_size),
                               ("tgt_vocab", tgt_vocab, model.tgt_vocab_size)):
         if not hasattr(vocab, "itos"):
@@ -39,7 +40,8 @@ def _options(model, tgt_vocab, sentence, title, extra_steps) -> dict:
     if not isinstance(sentence, str) or not sentence.split():
         raise ValueError(f"sentence must be a non-empty string of source words, got {sentence!r}")
     if not isinstance(extra_steps, int) or isinstance(extra_steps, bool) or extra_steps < 1:
-        raise ValueError(f"extra_steps must be an int >= 1 (output tokens beyond the source length), got {extra_steps!r}")
+        raise ValueError(f"extra_steps must be an int >= 1 (output tokens beyond the source length), "
+                         f"got {extra_steps!r}")
     return {"sentence": sentence, "title": title, "extra_steps": extra_steps, "bos_id": int(model.bos_id),
             "eos_id": int(model.eos_id), "target_itos": list(tgt_vocab.itos),
             "target_specials": list(getattr(tgt_vocab, "specials", ()))}

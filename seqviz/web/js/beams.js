@@ -92,9 +92,10 @@ nn.beam.style = { kept: ["kept in the beam", "#1f77b4"], finished: ["finished (e
 views.beam_tree = function (root, spec) {
   const o = spec.options;
   let source = null, shown = null, beamSize = o.beam_size, alpha = o.alpha;
+  const rerun = () => view.run(() => { search(); draw(); });
   const box = ui.text("source", o.sentence, (text) => view.run(() => { read(text); search(); draw(); }));
-  const width = ui.slider("beam size", 1, o.max_beam, beamSize, (v) => { beamSize = v; view.run(() => { search(); draw(); }); });
-  const penalty = ui.slider("alpha", 0, o.max_alpha, alpha, (v) => { alpha = v; view.run(() => { search(); draw(); }); }, 0.1);
+  const width = ui.slider("beam size", 1, o.max_beam, beamSize, (v) => { beamSize = v; rerun(); });
+  const penalty = ui.slider("alpha", 0, o.max_alpha, alpha, (v) => { alpha = v; rerun(); }, 0.1);
   const view = ui.frame(root, o.title, [box, width, penalty]);
 
   function read(text) {
@@ -110,8 +111,8 @@ views.beam_tree = function (root, spec) {
     if (source.error) { shown = { error: source.error }; return; }
     const step = (state, token) => nn.seq2seq.step(spec, source.memory, token, state);
     const maxLen = source.tokens.length + o.extra_steps;
-    const found = nn.beam.search(step, source.memory.state, { bos: o.bos_id, eos: o.eos_id, beamSize, maxLen, alpha,
-                                                              prunedPerStep: o.pruned_per_step });
+    const found = nn.beam.search(step, source.memory.state, { bos: o.bos_id, eos: o.eos_id, beamSize, maxLen,
+                                                              alpha, prunedPerStep: o.pruned_per_step });
     const best = found.hypotheses[0], answer = [];
     for (const t of best.tokens) {  // seqviz.data.strip_specials: up to eos, without bos and pads
       if (t === o.eos_id) break;
@@ -123,42 +124,48 @@ views.beam_tree = function (root, spec) {
 
   function draw() {
     if (shown.error) { view.picture.innerHTML = ""; throw shown.error; }
-    const { nodes, best } = shown.record, labels = o.target_itos;
+    const { nodes, best } = shown.record, labels = o.target_itos, style = nn.beam.style;
     const steps = Math.max(shown.maxLen, ...nodes.map((n) => n.step)), y = nn.beam.layout(nodes);
-    const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 270;
-    const X = (s) => left + plotW * (s + 0.4) / (steps + 0.8), Y = (v) => top + plotH * (v + 0.12) / 1.24;
+    const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 270;  // y: -0.12 (top) .. 1.12, as the still's axes
+    const X = (s) => left + plotW * (s + 0.4) / (steps + 0.8), Y = (id) => top + plotH * (y.get(id) + 0.12) / 1.24;
     const byId = new Map(nodes.map((n) => [n.id, n])), parts = [];
-    for (const n of nodes) if (n.parent !== null) {
+    for (const n of nodes) {
       const p = byId.get(n.parent);
-      parts.push(`<line x1="${X(p.step)}" y1="${Y(y.get(p.id))}" x2="${X(n.step)}" y2="${Y(y.get(n.id))}" stroke="#cccccc"/>`);
+      if (p) parts.push(`<line x1="${X(p.step)}" y1="${Y(p.id)}" x2="${X(n.step)}" y2="${Y(n.id)}" stroke="#cccccc"/>`);
     }
     const path = [];
-    for (let n = byId.get(best[0]); n; n = byId.get(n.parent)) path.unshift(`${X(n.step)},${Y(y.get(n.id))}`);
+    for (let n = byId.get(best[0]); n; n = byId.get(n.parent)) path.unshift(`${X(n.step)},${Y(n.id)}`);
     parts.push(`<polyline points="${path.join(" ")}" fill="none" stroke="#ff7f0e" stroke-width="3"/>`);
-    const prefix = (n) => { const out = []; for (; n; n = byId.get(n.parent)) out.unshift(labels[n.token]); return out.join(" "); };
+    const prefix = (n) => {
+      const out = [];
+      for (; n; n = byId.get(n.parent)) out.unshift(labels[n.token]);
+      return out.join(" ");
+    };
     for (const n of nodes) {
-      const cx = X(n.step), cy = Y(y.get(n.id)), hover = `<title>${ui.esc(prefix(n))}\nlog p ${n.log_prob.toFixed(3)}\n` +
-        `score ${n.score.toFixed(3)}\n${n.status}</title>`;
-      if (n.status === "pruned") {
-        parts.push(`<path d="M${cx - 3.5},${cy - 3.5}L${cx + 3.5},${cy + 3.5}M${cx - 3.5},${cy + 3.5}L${cx + 3.5},${cy - 3.5}" ` +
-                   `stroke="${nn.beam.style.pruned[1]}" stroke-width="1.5">${hover}</path>`);
+      const cx = X(n.step), cy = Y(n.id), r = 4.5;
+      const hover = `<title>${ui.esc(prefix(n))}\nlog p ${n.log_prob.toFixed(3)}\nscore ${n.score.toFixed(3)}\n` +
+                    `${n.status}</title>`;
+      if (n.status === "pruned") {  // a grey x, unlabelled
+        parts.push(`<path d="M${cx - 3.5},${cy - 3.5}l7,7M${cx - 3.5},${cy + 3.5}l7,-7" stroke="${style.pruned[1]}" ` +
+                   `stroke-width="1.5">${hover}</path>`);
         continue;
       }
-      parts.push(n.status === "finished" || n.status === "cut"
-        ? `<rect x="${cx - 4.5}" y="${cy - 4.5}" width="9" height="9" fill="${nn.beam.style.finished[1]}">${hover}</rect>`
-        : `<circle cx="${cx}" cy="${cy}" r="4.5" fill="${nn.beam.style.kept[1]}">${hover}</circle>`,
+      const square = `<rect x="${cx - r}" y="${cy - r}" width="${2 * r}" height="${2 * r}" ` +
+                     `fill="${style.finished[1]}">`;
+      parts.push(n.status === "finished" || n.status === "cut" ? `${square}${hover}</rect>`
+        : `<circle cx="${cx}" cy="${cy}" r="${r}" fill="${style.kept[1]}">${hover}</circle>`,
         `<text x="${cx}" y="${cy - 8}" font-size="10" text-anchor="middle">${ui.esc(labels[n.token])}</text>`);
     }
-    const axisY = top + plotH + 6, ticks = [];
-    for (let s = 0; s <= steps; s++) ticks.push(`<text x="${X(s)}" y="${axisY + 14}" font-size="10" text-anchor="middle">${s}</text>`);
-    const legend = [["best hypothesis", "#ff7f0e"], ...Object.values(nn.beam.style)].map(([name, colour], i) =>
-      `<rect x="${left + 10 + 165 * i}" y="${axisY + 42}" width="10" height="10" fill="${colour}"/>` +
-      `<text x="${left + 24 + 165 * i}" y="${axisY + 51}" font-size="10">${ui.esc(name)}</text>`);
-    view.picture.innerHTML = `<svg width="${W}" height="${axisY + 62}" role="img" aria-label="${ui.esc(shown.title)}">` +
-      `<text x="${W / 2}" y="18" font-size="12" text-anchor="middle">${ui.esc(shown.title)}</text>` +
-      `<line x1="${left}" y1="${axisY}" x2="${left + plotW}" y2="${axisY}" stroke="#444"/>` + parts.join("") + ticks.join("") +
-      `<text x="${W / 2}" y="${axisY + 32}" font-size="11" text-anchor="middle">step (generated tokens)</text>` +
-      legend.join("") + "</svg>";
+    const axisY = top + plotH + 6, text = (x, yy, size, body, anchor) =>
+      `<text x="${x}" y="${yy}" font-size="${size}" text-anchor="${anchor || "middle"}">${ui.esc(body)}</text>`;
+    parts.push(`<line x1="${left}" y1="${axisY}" x2="${left + plotW}" y2="${axisY}" stroke="#444"/>`);
+    for (let s = 0; s <= steps; s++) parts.push(text(X(s), axisY + 14, 10, s));
+    parts.push(text(W / 2, axisY + 32, 11, "step (generated tokens)"));
+    [["best hypothesis", "#ff7f0e"], ...Object.values(style)].forEach(([name, colour], i) => parts.push(
+      `<rect x="${left + 10 + 165 * i}" y="${axisY + 42}" width="10" height="10" fill="${colour}"/>`,
+      text(left + 24 + 165 * i, axisY + 51, 10, name, "start")));
+    view.picture.innerHTML = `<svg width="${W}" height="${axisY + 62}" role="img" ` +
+      `aria-label="${ui.esc(shown.title)}">` + text(W / 2, 18, 12, shown.title) + parts.join("") + "</svg>";
   }
 
   view.run(() => { read(o.sentence); search(); draw(); });

@@ -129,16 +129,17 @@ views.alignment = function (root, spec) {
       `<title>${ui.esc(output[u])} · ${ui.esc(source[j])}: ${v.toFixed(3)}</title></rect>`)));
     output.forEach((t, u) => parts.push(`<text x="${x0 - 5}" y="${top + (u + 0.5) * ch + 4}" font-size="11" ` +
                                         `text-anchor="end">${ui.esc(t)}</text>`));
-    const labels = slanted ? ui.columnLabels(source, x0, cw, bottom + 14) : source.map((t, j) =>
-      `<text x="${x0 + (j + 0.5) * cw}" y="${bottom + 14}" font-size="11" text-anchor="middle">${ui.esc(t)}</text>`).join("");
+    const labels = slanted ? ui.columnLabels(source, x0, cw, bottom + 14) : source.map((t, j) => `<text ` +
+      `x="${x0 + (j + 0.5) * cw}" y="${bottom + 14}" font-size="11" text-anchor="middle">${ui.esc(t)}</text>`).join("");
     const barX = x0 + S * cw + 20, barH = U * ch, steps = 20;  // the colour bar, 0 at the bottom
     for (let i = 0; i < steps; i++)
-      parts.push(`<rect x="${barX}" y="${top + barH * (1 - (i + 1) / steps)}" width="12" height="${barH / steps + 0.5}" ` +
-                 `fill="${ui.sequential((i + 0.5) / steps, 0, 1)}"/>`);
+      parts.push(`<rect x="${barX}" y="${top + barH * (1 - (i + 1) / steps)}" width="12" ` +
+                 `height="${barH / steps + 0.5}" fill="${ui.sequential((i + 0.5) / steps, 0, 1)}"/>`);
     for (const v of [0, 0.5, 1])
       parts.push(`<text x="${barX + 16}" y="${top + barH * (1 - v) + 4}" font-size="10">${v}</text>`);
     const labelY = bottom + (slanted ? 8 + 6 * longest : 0) + 28, middle = x0 + S * cw / 2;
-    view.picture.innerHTML = `<svg width="${width}" height="${labelY + 8}" role="img" aria-label="${ui.esc(o.heading)}">` +
+    view.picture.innerHTML = `<svg width="${width}" height="${labelY + 8}" role="img" ` +
+      `aria-label="${ui.esc(o.heading)}">` +
       `<text x="${middle}" y="18" font-size="12" text-anchor="middle">${ui.esc(o.heading)}</text>` +
       parts.join("") + labels +
       `<text x="${middle}" y="${labelY}" font-size="11" text-anchor="middle">source word</text>` +
