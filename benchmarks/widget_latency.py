@@ -1,6 +1,8 @@
-"""Update latency of every chapter's live widget against the 100 ms budget (DESIGN.md).
+"""Update latency of every chapter's kernel-side live widget against the 100 ms budget (DESIGN.md).
 
-Each chapter's live view is rebuilt here with the same plotting code and sizes as in the
+The views that run in the reader's browser (seqviz.web: chapters 2, 4, 6, 7, 8 and 9) are timed in the page
+by ``scripts/browser_check.py`` (``benchmarks/results/page_views.csv``) and in JupyterLab by
+``scripts/live_check.py``. Each remaining live view is rebuilt here with the same plotting code and sizes as in the
 chapter but an untrained model of the chapter's size (the latency does not depend on
 the weights). A control is moved back and forth, and where the view has a text box, a new
 sentence is typed each time; each change is timed from the assignment to the control until
@@ -35,22 +37,6 @@ BUDGET_MS = 100.0
 WORDS = "the keys near the old cabinet are on the table".split()
 
 
-def _rnn_reader(cell):
-    from seqviz.models import GRU, LSTM, RNN
-
-    model = {"RNN": RNN, "LSTM": LSTM, "GRU": GRU}[cell](16, 32)
-    table = {w: torch.randn(16) for w in WORDS + ["keys", "key", "is"]}
-
-    def embed(sentence):
-        tokens = sentence.split()
-        unknown = [t for t in tokens if t not in table]
-        if unknown or not tokens:
-            raise ValueError(f"unknown words {unknown}")
-        return tokens, torch.stack([table[t] for t in tokens])[None]  # (1, T, 16)
-
-    return model, embed
-
-
 def ch03_gradients():
     from seqviz.models import RNN
     from seqviz.trace import hidden_grad_norms
@@ -73,41 +59,6 @@ def ch03_gradients():
     return view, "radius", [0.9, 1.1]
 
 
-def ch06_beam():
-    from seqviz.data import encode_source, translation_vocabs
-    from seqviz.decode import beam_search
-    from seqviz.models import Seq2Seq
-    from seqviz.viz import BeamTreePicture, live
-
-    src_vocab, tgt_vocab = translation_vocabs()
-    model = Seq2Seq(len(src_vocab), len(tgt_vocab), embed_size=16, hidden_size=64, attention=True).eval()
-
-    tree = BeamTreePicture()
-
-    def render(sentence, beam_size, alpha):
-        fn = model.log_prob_fn(encode_source(sentence, src_vocab))
-        hyps, record = beam_search(fn, 2, 3, beam_size, max_len=len(sentence.split()) + 5, length_penalty=alpha,
-                                   return_record=True, pruned_per_step=2)
-        return tree.show(record.nodes, tgt_vocab.itos, record.best, title=f"k = {beam_size}",
-                         steps=len(sentence.split()) + 5)
-
-    view = live(render, sentence=widgets.Text(value="three one four one five", continuous_update=False),
-                beam_size=widgets.IntSlider(value=3, min=1, max=8), alpha=widgets.FloatSlider(value=0.0, max=2.0))
-    return view, "beam_size", [3, 4]
-
-
-def ch07_alignment():
-    from seqviz.viz import HeatmapPicture, live
-
-    alignment = HeatmapPicture(vmin=0, vmax=1, cmap="Blues", xlabel="source word", ylabel="output token")
-
-    def render(sentence):
-        words = sentence.split()
-        w = torch.softmax(torch.randn(len(words) + 1, len(words)), -1)
-        return alignment.show(w, words, [f"y{i}" for i in range(len(words) + 1)], title="attention weights")
-
-    view = live(render, sentence=widgets.Text(value="three one four one five nine two six"))
-    return view, "sentence", ["three one four one five nine two six", "one four one five nine two six"]
 
 
 def _bars(classes):
@@ -157,15 +108,11 @@ def ch10_guide():
     return view, "length", list(GUIDE_OPTIONS["length"][:2])
 
 
-CASES = {"ch01 who did it": ch01_doer, "ch03 gradient norms": ch03_gradients,
-         "ch05 word senses": ch05_senses, "ch06 beam tree": ch06_beam,
-         "ch07 alignment": ch07_alignment, "ch10 decision guide": ch10_guide}
+CASES = {"ch01 who did it": ch01_doer, "ch03 gradient norms": ch03_gradients, "ch05 word senses": ch05_senses,
+         "ch10 decision guide": ch10_guide}
 
 
 # A typed sentence per view with a text box: each one new, so nothing is served from a cache.
-DIGITS = "zero one two three four five six seven eight nine".split()
-
-
 def _sentences(words: list[str], count: int) -> list[str]:
     """``count`` different sentences made from ``words`` (rotations, one word dropped)."""
     out = []
@@ -175,8 +122,7 @@ def _sentences(words: list[str], count: int) -> list[str]:
     return out
 
 
-TYPED = {"ch01 who did it": ("sentence", WORDS[:5]), "ch05 word senses": ("sentence", WORDS[:5]),
-         "ch06 beam tree": ("sentence", DIGITS[3:9]), "ch07 alignment": ("sentence", DIGITS[1:9])}
+TYPED = {"ch01 who did it": ("sentence", WORDS[:5]), "ch05 word senses": ("sentence", WORDS[:5])}
 
 
 def measure(build, repeats: int, typed: tuple | None = None) -> dict[str, list[float]]:

@@ -82,7 +82,7 @@ class HeatmapPicture:
     ``picture.show(matrix, x_labels, y_labels, title=...)`` returns a PNG ``Image``; only
     the heatmap's axes (cells, tick labels, title) are redrawn per call, over the saved
     figure (blitting), which halves the time of a new figure. The colour scale is fixed
-    (``vmin``, ``vmax``). Used by chapter 7's live alignment.
+    (``vmin``, ``vmax``). Chapter 7 draws the still of its live alignment (``seqviz.web.alignment_view``) with it.
     """
 
     def __init__(self, *, vmin: float, vmax: float, cmap: str = "Blues", size=(6.5, 3.8), xlabel: str = "",

@@ -3,7 +3,8 @@
 - :func:`beam_tree_figure`: plotly, the tree up to a step; :func:`beam_tree_slider_figure`: the same
   with a slider over the steps (precomputed, works without a kernel);
 - :func:`beam_tree_plot`: matplotlib, the finished tree in the same layout and colours;
-- :class:`BeamTreePicture`: the same picture for a live view (axes drawn once per number of steps).
+- :class:`BeamTreePicture`: the same picture, its axes drawn once per number of steps (chapter 6 draws the
+  still of its live view, ``seqviz.web.beam_view``, with it).
 
 The functions take the ``nodes`` of a :class:`seqviz.decode.SearchRecord` (dicts with
 ``id``, ``parent``, ``token``, ``step``, ``log_prob``, ``score``, ``status``), the ids of

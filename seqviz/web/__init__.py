@@ -8,6 +8,13 @@ equal seqviz's (tests/test_web_views.py).
 from .gates import gates_view
 from .heads import head_view
 from .page import WebView, bundle, tensor
+from .translation import alignment_view, beam_view
 from .views import sticky_note_view
 
-__all__ = ["WebView", "bundle", "gates_view", "head_view", "sticky_note_view", "tensor"]
+from .gates import gates_view
+from .heads import head_view
+from .page import WebView, bundle, tensor
+from .translation import alignment_view, beam_view
+from .views import sticky_note_view
+
+__all__ = ["WebView", "alignment_view", "beam_view", "bundle", "gates_view", "head_view", "sticky_note_view", "tensor"]

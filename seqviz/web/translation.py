@@ -1,0 +1,89 @@
+"""The translator's live views that run in the reader's browser (chapters 6 and 7).
+
+Both take a trained :class:`~seqviz.models.Seq2Seq` and its two vocabularies, export the model's weights
+(every parameter under its ``state_dict`` name) and return a :class:`~seqviz.web.page.WebView`; the page
+runs the encoder and the decoder in ``js/seq2seq.js`` and the search in ``js/beams.js``.
+
+- :func:`alignment_view`: chapter 7, the attention weights (output token x source word) of the greedy
+  translation of a typed sentence, as the chapter's ``align`` computes them with ``model.greedy``;
+- :func:`beam_view`: chapter 6, ``seqviz.decode.beam_search(model.log_prob_fn(ids), ...,
+  return_record=True)`` on a typed sentence, drawn as a tree, with the beam size and alpha as sliders.
+
+The page runs any ``Seq2Seq``: an RNN, LSTM or GRU encoder, one- or two-directional, with or without
+attention (the decoder is always a GRU). Chapter 6's translator has a bidirectional GRU encoder and no
+attention, chapter 7's the same encoder with additive attention.
+"""
+
+from __future__ import annotations
+
+from ..models import Seq2Seq
+from . import export
+from .page import WebView
+
+
+def _model_info(model, src_vocab, tgt_vocab) -> dict:
+    """What the page needs to know about ``model``, after checking that it can run it."""
+    if not isinstance(model, Seq2Seq):
+        raise ValueError(f"expected a seqviz.models.Seq2Seq (the recurrent encoder-decoder), "
+                         f"got {type(model).__name__}")
+    for name, vocab, size in (("src_vocab", src_vocab, model.encoder.vocab_size),
+                              ("tgt_vocab", tgt_vocab, model.tgt_vocab_size)):
+        if not hasattr(vocab, "itos"):
+            raise ValueError(f"{name} must be a seqviz.data.Vocab (with .itos), got {type(vocab).__name__}")
+        if len(vocab.itos) != size:
+            raise ValueError(f"{name} has {len(vocab.itos)} words but the model expects {size}")
+    return {"cell": export.cell_kind(model.encoder.forward_rnn), "bidirectional": model.encoder.bidirectional,
+            "attention": model.attention is not None, "hidden_size": model.hidden_size}
+
+
+def _options(model, tgt_vocab, sentence, title, extra_steps) -> dict:
+    if not isinstance(sentence, str) or not sentence.split():
+        raise ValueError(f"sentence must be a non-empty string of source words, got {sentence!r}")
+    if not isinstance(extra_steps, int) or isinstance(extra_steps, bool) or extra_steps < 1:
+        raise ValueError(f"extra_steps must be an int >= 1 (output tokens beyond the source length), "
+                         f"got {extra_steps!r}")
+    return {"sentence": sentence, "title": title, "extra_steps": extra_steps, "bos_id": int(model.bos_id),
+            "eos_id": int(model.eos_id), "target_itos": list(tgt_vocab.itos),
+            "target_specials": list(getattr(tgt_vocab, "specials", ()))}
+
+
+def alignment_view(model, src_vocab, tgt_vocab, sentence: str, *, extra_steps: int = 3, max_words: int = 20,
+                   still=None, title: str = "Type digit words (zero ... nine)",
+                   heading: str = "attention weights") -> WebView:
+    """Chapter 7: type a sentence; the attention weights of its greedy translation, one row per output token.
+
+    The page decodes greedily for at most ``len(words) + extra_steps`` tokens, stopping after eos (the
+    chapter's ``align``: ``model.greedy(ids, max_len=len(ids) + 3)``); ``max_words`` bounds what the box takes.
+    """
+    info = _model_info(model, src_vocab, tgt_vocab)
+    if not info["attention"]:
+        raise ValueError("alignment_view needs a Seq2Seq with attention (built with attention=True), got one without")
+    options = _options(model, tgt_vocab, sentence, title, extra_steps) | {"model": info, "heading": heading}
+    return WebView("alignment", export.weights(model), export.vocabulary(src_vocab, r"\S+", True, max_words),
+                   options, still)
+
+
+def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3, alpha: float = 0.0,
+              max_beam: int = 8, max_alpha: float = 2.0, pruned_per_step: int = 2, extra_steps: int = 5,
+              max_words: int = 20, still=None, title: str = "Beam search, live") -> WebView:
+    """Chapter 6: type a sentence, move the beam size (1 to ``max_beam``) and alpha (0 to ``max_alpha``).
+
+    The page runs ``beam_search(model.log_prob_fn(ids), bos, eos, beam_size, max_len=len(words) +
+    extra_steps, length_penalty=alpha, return_record=True, pruned_per_step=pruned_per_step)`` and draws
+    the record as ``seqviz.viz.BeamTreePicture`` does; the title gives the best answer and its score.
+    """
+    info = _model_info(model, src_vocab, tgt_vocab)
+    if not isinstance(max_beam, int) or isinstance(max_beam, bool) or max_beam < 1:
+        raise ValueError(f"max_beam must be an int >= 1, got {max_beam!r}")
+    if not isinstance(beam_size, int) or isinstance(beam_size, bool) or not 1 <= beam_size <= max_beam:
+        raise ValueError(f"beam_size must be an int in 1..{max_beam}, got {beam_size!r}")
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    if not (number(alpha) and number(max_alpha)) or max_alpha <= 0 or not 0 <= alpha <= max_alpha:
+        raise ValueError(f"alpha must lie in 0..max_alpha = {max_alpha!r} (max_alpha > 0), got {alpha!r}")
+    if not isinstance(pruned_per_step, int) or isinstance(pruned_per_step, bool) or pruned_per_step < 0:
+        raise ValueError(f"pruned_per_step must be an int >= 0, got {pruned_per_step!r}")
+    options = _options(model, tgt_vocab, sentence, title, extra_steps) | {
+        "model": info, "beam_size": beam_size, "alpha": float(alpha), "max_beam": max_beam,
+        "max_alpha": float(max_alpha), "pruned_per_step": pruned_per_step}
+    return WebView("beam_tree", export.weights(model), export.vocabulary(src_vocab, r"\S+", True, max_words),
+                   options, still)
