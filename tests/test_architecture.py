@@ -27,7 +27,7 @@ ALLOWED = {
     "experiments": {"config", "book", "data", "models", "train", "decode", "measure", "gradients"},
     "guide": {"config", "book", "data", "models", "train", "measure", "experiments"},
     "viz": {"config", "book"},
-    "web": {"config", "data", "models", "viz"},
+    "web": {"config", "data", "decode", "models", "viz"},
     "real_bert": {"config", "models"},
     "exercises": {"config", "data", "models", "decode", "train", "measure", "gradients", "trace"},
 }

@@ -98,3 +98,30 @@ def test_sticky_note_view_answers_bad_input_with_a_message(browser):
     assert message(page) == "" and numbers(page)["tokens"] == ["the", "old", "table"]
     assert page.errors == []
     page.close()
+
+
+@needs_chromium
+def test_browser_check_compares_each_view_with_seqviz_and_drives_its_controls(browser):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import browser_check
+
+    model, vocab = make_classifier("gru")
+    sentence = "the keys near the old cabinet"
+    good = sticky_note_view(model, vocab, sentence, class_names=["is", "are"])
+    bad = sticky_note_view(model, vocab, sentence, class_names=["is", "are"])
+    bad.spec["expected"]["states"][2][1] += 0.01          # a page that drew other numbers than seqviz's
+    short = sticky_note_view(model, vocab, sentence, class_names=["is", "are"])
+    short.spec["expected"]["probs"] = short.spec["expected"]["probs"][:-1]
+    page = open_views(browser, good, bad, short)
+    drive = [page.evaluate(browser_check.DRIVE, [i, browser_check.UNKNOWN_WORDS]) for i in range(3)]
+    assert drive[0]["compared"] == 6 * 6 + 6 * 2 and drive[0]["difference"] < TOL
+    assert abs(drive[1]["difference"] - 0.01) < 1e-4
+    assert "numbers.probs: 6 values, seqviz has 5" in drive[2]["problem"]
+    assert drive[0]["messages"] == [] and "never seen 'zqxv'" in drive[0]["unknownMessage"]
+    assert len(drive[0]["ms"]) == 3 + 4                    # the box: 3 good sentences; the step slider: 4 moves
+    assert numbers(page)["tokens"] == sentence.split()      # every control is left where it started
+    assert page.errors == []
+    page.close()

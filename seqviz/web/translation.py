@@ -16,6 +16,9 @@ attention, chapter 7's the same encoder with additive attention.
 
 from __future__ import annotations
 
+import torch
+
+from ..decode import beam_search
 from ..models import Seq2Seq
 from . import export
 from .page import WebView
@@ -59,8 +62,16 @@ def alignment_view(model, src_vocab, tgt_vocab, sentence: str, *, extra_steps: i
     if not info["attention"]:
         raise ValueError("alignment_view needs a Seq2Seq with attention (built with attention=True), got one without")
     options = _options(model, tgt_vocab, sentence, title, extra_steps) | {"model": info, "heading": heading}
+    expected = {}
+    ids = _known_ids(sentence, src_vocab)
+    if ids is not None:   # seqviz's greedy translation and its weights: the browser check compares the page's
+        with torch.no_grad():
+            output, weights = model.greedy(torch.tensor([ids], device=_device(model)), max_len=len(ids) + extra_steps)
+        out = output[0].tolist()
+        n = out.index(model.eos_id) + 1 if model.eos_id in out else len(out)
+        expected = {"ids": out[:n], "weights": weights[0, :n]}
     return WebView("alignment", export.weights(model), export.vocabulary(src_vocab, r"\S+", True, max_words),
-                   options, still)
+                   options, still, expected)
 
 
 def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3, alpha: float = 0.0,
@@ -85,5 +96,25 @@ def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3,
     options = _options(model, tgt_vocab, sentence, title, extra_steps) | {
         "model": info, "beam_size": beam_size, "alpha": float(alpha), "max_beam": max_beam,
         "max_alpha": float(max_alpha), "pruned_per_step": pruned_per_step}
+    expected = {}
+    ids = _known_ids(sentence, src_vocab)
+    if ids is not None:   # seqviz's hypotheses for the first sentence: the browser check compares the page's
+        with torch.no_grad():
+            hypotheses = beam_search(model.log_prob_fn(ids), model.bos_id,
+                                     model.eos_id, beam_size, max_len=len(ids) + extra_steps, length_penalty=alpha)
+        expected = {"hypotheses": [{"tokens": h.tokens, "log_prob": h.log_prob, "score": h.score}
+                                   for h in hypotheses]}
     return WebView("beam_tree", export.weights(model), export.vocabulary(src_vocab, r"\S+", True, max_words),
-                   options, still)
+                   options, still, expected)
+
+
+def _device(model):
+    return next(model.parameters()).device
+
+
+def _known_ids(sentence: str, vocab) -> list[int] | None:
+    """The ids of a sentence of known words, or None (the page then shows its message, nothing to compare)."""
+    words = sentence.lower().split()
+    if not words or any(w not in vocab.stoi or w in vocab.specials for w in words):
+        return None
+    return vocab.encode(words)
