@@ -1,20 +1,26 @@
 """Live views that run in the reader's browser, in the published book as in a kernel.
 
 A view here is HTML with the model's weights and a small forward pass in JavaScript (``js/``), so typing a
-sentence recomputes the picture on the page itself. Tests in headless Chromium prove the page's numbers
-equal seqviz's (tests/test_web_views.py).
+sentence recomputes the picture on the page itself. One view per chapter family:
+
+- :func:`sticky_note_view` (chapter 2), :func:`gates_view` (chapter 4);
+- :func:`beam_view` (chapter 6), :func:`alignment_view` (chapter 7);
+- :func:`head_view` (chapters 8 and 9).
+
+Tests in headless Chromium prove the page's numbers equal seqviz's (``tests/test_web_*.py``), and the
+browser check compares them again on every built page, with the chapter's trained weights.
 """
 
 from .gates import gates_view
 from .heads import head_view
 from .page import WebView, bundle, tensor
 from .translation import alignment_view, beam_view
-from .views import sticky_note_view
+from .sticky_note import sticky_note_view
 
 from .gates import gates_view
 from .heads import head_view
 from .page import WebView, bundle, tensor
 from .translation import alignment_view, beam_view
-from .views import sticky_note_view
+from .sticky_note import sticky_note_view
 
 __all__ = ["WebView", "alignment_view", "beam_view", "bundle", "gates_view", "head_view", "sticky_note_view", "tensor"]

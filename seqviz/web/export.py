@@ -4,7 +4,7 @@ Weights keep PyTorch's names and layout, float32, so ``nn.js`` reads ``encoder.w
 ``model.state_dict()`` has it. Each function checks that the page can compute what the model computes
 (a bidirectional or tanh-free RNN would not be) and says so in a ``ValueError`` otherwise.
 
-Used by :mod:`seqviz.web.views` (chapters 2, 4, 6, 7, 8 and 9).
+Used by the views of :mod:`seqviz.web`: ``sticky_note``, ``gates``, ``translation``, ``heads`` (chapters 2, 4, 6-9).
 """
 
 from __future__ import annotations

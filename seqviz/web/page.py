@@ -6,7 +6,7 @@ defined once per page). The script computes the model's forward pass and draws t
 picture in the reader's browser, so the same output is live in the published book (no kernel), in
 JupyterLab and in Colab. Without JavaScript (or printed) the reader sees the still.
 
-Used by chapters 2, 4, 6, 7, 8 and 9 through :mod:`seqviz.web.views`.
+Used by every view of :mod:`seqviz.web` (chapters 2, 4, 6, 7, 8 and 9).
 """
 
 from __future__ import annotations

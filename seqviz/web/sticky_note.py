@@ -1,10 +1,9 @@
-"""The chapters' live views that run in the reader's browser: one function per view.
+"""Chapter 2's sticky note, live in the reader's browser: :func:`sticky_note_view`.
 
-Each takes the chapter's trained model (and vocabulary), exports its weights (:mod:`.export`) and returns a
-:class:`~seqviz.web.page.WebView` of the view in ``js/views.js``; ``still`` is the picture shown without
-JavaScript and in print (the chapter draws it with :mod:`seqviz.viz`).
-
-- :func:`sticky_note_view`: chapter 2, the hidden state rewritten token by token.
+It takes the chapter's trained classifier and vocabulary, exports the weights (:mod:`.export`) and returns a
+:class:`~seqviz.web.page.WebView` of ``views.sticky_note`` (``js/views.js``): type a sentence, move the
+step. ``still`` is the picture shown without JavaScript and in print (``seqviz.viz.NoteCanvas``).
+Tests: ``tests/test_web_views.py``.
 """
 
 from __future__ import annotations
