@@ -125,3 +125,21 @@ def test_browser_check_compares_each_view_with_seqviz_and_drives_its_controls(br
     assert numbers(page)["tokens"] == sentence.split()      # every control is left where it started
     assert page.errors == []
     page.close()
+
+
+@needs_chromium
+def test_the_keyboard_drives_the_view_as_a_reader_would(browser):
+    model, vocab = make_classifier("lstm")
+    page = open_views(browser, sticky_note_view(model, vocab, "the keys near the old cabinet", class_names=["is", "are"]))
+    box, slider = page.locator(".seqviz-web input[type=text]"), page.locator(".seqviz-web input[type=range]")
+    box.fill("the key that my friend left")
+    box.press("Enter")                                   # Enter re-reads (a front end may swallow change)
+    assert numbers(page)["tokens"] == "the key that my friend left".split() and numbers(page)["step"] == 6
+    for key, step in (("ArrowLeft", 5), ("ArrowLeft", 4), ("Home", 1), ("ArrowRight", 2), ("End", 6), ("PageUp", 6)):
+        slider.press(key)
+        assert numbers(page)["step"] == step, key
+    count = page.evaluate("() => document.querySelector('.seqviz-web').seqvizView.timings.length")
+    box.press("Enter")                                   # the same sentence again: nothing to redo
+    assert page.evaluate("() => document.querySelector('.seqviz-web').seqvizView.timings.length") == count
+    assert page.errors == []
+    page.close()

@@ -23,7 +23,11 @@ ui.esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;
 // A labelled control; onChange(value) runs on every change (Enter or leaving the box, for a text box).
 ui.text = function (label, value, onChange, width) {
   const input = ui.el("input", { type: "text", value, style: `width:${width || 26}em`, "aria-label": label });
-  input.addEventListener("change", () => onChange(input.value));
+  let last = value;
+  const submit = () => { if (input.value !== last) { last = input.value; onChange(input.value); } };
+  input.addEventListener("change", submit);
+  // Enter submits too: a front end's own key handling (JupyterLab's) may keep the browser from firing change.
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") submit(); });
   return { input, box: ui.el("label", { class: "seqviz-web-control" }, `${label} `, input) };
 };
 
@@ -31,6 +35,17 @@ ui.slider = function (label, min, max, value, onChange, step) {
   const input = ui.el("input", { type: "range", min, max, value, step: step || 1, "aria-label": label });
   const shown = ui.el("output", {}, String(value));
   input.addEventListener("input", () => { shown.textContent = input.value; onChange(Number(input.value)); });
+  // The keys move the slider here rather than in the browser: JupyterLab's notebook swallows the arrow keys.
+  const moves = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10, PageUp: 10 };
+  input.addEventListener("keydown", (event) => {
+    const lo = Number(input.min), hi = Number(input.max), by = Number(input.step) || 1, now = Number(input.value);
+    const next = event.key === "Home" ? lo : event.key === "End" ? hi
+      : event.key in moves ? Math.min(hi, Math.max(lo, +(now + moves[event.key] * by).toFixed(10))) : null;
+    if (next === null) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (next !== now) { input.value = String(next); input.dispatchEvent(new Event("input")); }
+  });
   const set = (lo, hi, v) => { input.min = lo; input.max = hi; input.value = v; shown.textContent = String(v); };
   return { input, set, box: ui.el("label", { class: "seqviz-web-control" }, `${label} `, input, shown) };
 };
