@@ -143,3 +143,25 @@ def test_the_keyboard_drives_the_view_as_a_reader_would(browser):
     assert page.evaluate("() => document.querySelector('.seqviz-web').seqvizView.timings.length") == count
     assert page.errors == []
     page.close()
+
+
+@needs_chromium
+def test_the_still_stays_without_javascript_and_in_print(browser):
+    from seqviz.viz import NoteCanvas
+
+    model, vocab = make_classifier("rnn")
+    sentence = "the keys near the old cabinet"
+    _, states, probs = seqviz_reading(model, vocab, sentence)
+    still = NoteCanvas(sentence.split(), states, probs, class_names=["is", "are"]).show(6)
+    html = "<html><body>" + sticky_note_view(model, vocab, sentence, class_names=["is", "are"], still=still).html()
+    shown = "(s) => { const e = document.querySelector(s); return !!e && e.getBoundingClientRect().height > 0; }"
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.set_content(html)
+    assert page.evaluate(shown, ".seqviz-web-still img") and not page.evaluate(shown, ".seqviz-web-live")
+    context.close()
+    page = open_views(browser, sticky_note_view(model, vocab, sentence, class_names=["is", "are"], still=still))
+    assert page.evaluate(shown, ".seqviz-web-live svg") and not page.evaluate(shown, ".seqviz-web-still img")
+    page.emulate_media(media="print")
+    assert page.evaluate(shown, ".seqviz-web-still img") and not page.evaluate(shown, ".seqviz-web-live")
+    page.close()
