@@ -89,7 +89,7 @@ def check_controls(page, attentions):
 def test_transformer_head_view_shows_seqviz_weights(browser, positional, norm_first):
     model, vocab = make_transformer(positional, norm_first)
     first, second = "seven two nine four four one", "three one four one five nine two six five three"
-    page = open_views(browser, head_view(model, vocab, first))
+    page = open_views(browser, head_view(model, vocab, first, with_hidden=True), head_view(model, vocab, first))
     for sentence in (first, second):
         if sentence != first:
             type_into(page, 0, "sentence", sentence.upper())   # lower-cased, as the chapter's encode_source does
@@ -99,6 +99,9 @@ def test_transformer_head_view_shows_seqviz_weights(browser, positional, norm_fi
         assert largest(shown["attentions"], attentions) < WEIGHT_TOL
         assert largest(shown["hidden"], hidden) < HIDDEN_TOL
         assert largest(shown["shown"], attentions[0, 0]) < WEIGHT_TOL
+        if sentence == first:   # the default view leaves the last feed-forward block out: same attention
+            lean = numbers(page, 1)
+            assert lean["hidden"] is None and largest(lean["attentions"], attentions) < WEIGHT_TOL
     check_controls(page, attentions)
     timings = page.evaluate("document.querySelector('.seqviz-web').seqvizView.timings")
     assert np.median(timings) < 50, timings
@@ -110,7 +113,7 @@ def test_transformer_head_view_shows_seqviz_weights(browser, positional, norm_fi
 def test_bert_head_view_shows_seqviz_weights_and_the_pair_input(browser):
     model, vocab = make_bert(max_len=16)
     pairs = [("the hungry fox chases the rabbit", "every owl is sleepy today"), ("a old owl", "the cabinet")]
-    page = open_views(browser, head_view(model, vocab, pairs[0]))
+    page = open_views(browser, head_view(model, vocab, pairs[0], with_hidden=True), head_view(model, vocab, pairs[0]))
     for a, b in pairs:
         if (a, b) != pairs[0]:
             type_into(page, 0, "sentence_a", a)
@@ -121,8 +124,13 @@ def test_bert_head_view_shows_seqviz_weights_and_the_pair_input(browser):
         assert shown["ids"] == ids and shown["segments"] == segments
         assert largest(shown["attentions"], attentions) < WEIGHT_TOL
         assert largest(shown["hidden"], hidden) < HIDDEN_TOL
+        if (a, b) == pairs[0]:
+            lean = numbers(page, 1)
+            assert lean["hidden"] is None and largest(lean["attentions"], attentions) < WEIGHT_TOL
     check_controls(page, attentions)
     assert page.errors == []
+    full, lean = (len(head_view(model, vocab, pairs[0], with_hidden=h).html()) for h in (True, False))
+    assert lean < 0.95 * full, (lean, full)   # small test model; chapter 9's: about a third less
     page.close()
 
 
@@ -199,9 +207,11 @@ def test_head_view_refuses_what_the_page_cannot_run():
 
 def test_head_view_exports_only_the_encoder():
     model, vocab = make_transformer("learned", norm_first=True)
-    names = set(head_view(model, vocab, "one two").spec["weights"])
+    names = set(head_view(model, vocab, "one two", with_hidden=True).spec["weights"])
     assert names == {k for k in model.state_dict() if k.split(".")[0] in
                      ("src_embedding", "src_position", "encoder_layers", "encoder_norm")}
+    lean = set(head_view(model, vocab, "one two").spec["weights"])   # the last block's feed-forward part: left out
+    assert names - lean == {k for k in names if k.startswith(("encoder_layers.1.linear", "encoder_layers.1.norm2", "encoder_norm."))}
     bert, bert_vocab = make_bert()
     names = set(head_view(bert, bert_vocab, ("the", "fox")).spec["weights"])
     assert not any(k.startswith(("mlm", "nsp", "pooler")) for k in names) and "segment_embedding.weight" in names

@@ -84,7 +84,7 @@ def bert_encoder(model: BertMini, vocab) -> tuple[dict, dict]:
 
 
 def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, layer: int = 0, head: int = 0,
-              title: str = "Type a sentence; choose a layer and a head") -> WebView:
+              title: str = "Type a sentence; choose a layer and a head", with_hidden: bool = False) -> WebView:
     """The live head view of ``model``'s encoder: every layer's self-attention, one head (or the mean) at a time.
 
     - chapter 8: ``model`` a ``TransformerSeq2Seq``, ``vocab`` its source vocabulary, ``sentence`` a string;
@@ -94,7 +94,9 @@ def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, laye
     Words are split as the chapters do (``sentence.lower().split()``); the page refuses an unknown word, an empty
     box and more tokens than the model's ``max_len``. ``layer`` and ``head`` (from 0; ``head=num_heads`` for the
     mean) are the first picture's; ``still`` the picture shown without JavaScript (``HeadsCanvas(...).show(...)``).
-    The page computes the model in evaluation mode (no dropout).
+    The page computes the model in evaluation mode (no dropout). The view draws attention only, so by default the
+    last layer's feed-forward block (and a final LayerNorm) stays out of the page, a third of chapter 9's weights;
+    ``with_hidden=True`` ships them, and the view's ``numbers()`` then also hold the encoder's output.
     """
     if isinstance(model, BertMini):
         if not (isinstance(sentence, (tuple, list)) and len(sentence) == 2
@@ -111,6 +113,12 @@ def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, laye
     else:
         raise ValueError(f"expected a TransformerSeq2Seq (chapter 8) or a BertMini (chapter 9), "
                          f"got {type(model).__name__}")
+    if not with_hidden:   # the last layer's attention is computed before its feed-forward block: leave it out
+        last = f"{info['layers']}.{info['num_layers'] - 1}."
+        unused = tuple(f"{last}{part}." for part in ("linear1", "linear2", "norm2"))
+        weights = {k: v for k, v in weights.items() if not k.startswith(unused)
+                   and not (info["final_norm"] and k.startswith(f"{info['final_norm']}."))}
+        info = {**info, "final_norm": None, "attention_only": True}
     if len(getattr(vocab, "itos", ())) != size:
         raise ValueError(f"expected the model's vocabulary of {size} tokens, got {len(getattr(vocab, 'itos', ()))}")
     if not (0 <= int(layer) < info["num_layers"] and 0 <= int(head) <= info["num_heads"]):

@@ -130,10 +130,18 @@ nn.transformer.layerWeights = function (weights, prefix) {
 
 // Run the stack on the input vectors xs: {hidden (T vectors, the last layer's output, after the final LayerNorm of
 // a pre-LN stack), attentions[layer][head][query]: Float32Array (T,) over keys}.
+// With m.attention_only (heads.py left the last layer's feed-forward block out of the page), the last layer
+// stops after its attention and hidden is null.
 nn.transformer.stack = function (spec, xs, keyMask) {
   const w = nn.load(spec), m = spec.options.model, attentions = [];
   for (let l = 0; l < m.num_layers; l++) {
-    const layer = nn.transformer.encoderLayer(nn.transformer.layerWeights(w, `${m.layers}.${l}.`), xs, m, keyMask);
+    const p = nn.transformer.layerWeights(w, `${m.layers}.${l}.`);
+    if (m.attention_only && l === m.num_layers - 1) {
+      const ys = m.norm_first ? xs.map((x) => nn.transformer.layerNorm(x, { weight: p["norm1.weight"], bias: p["norm1.bias"] }, m.eps)) : xs;
+      attentions.push(nn.transformer.selfAttention(nn.transformer.layerWeights(p, "self_attn."), ys, m.num_heads, keyMask).weights);
+      return { hidden: null, attentions };
+    }
+    const layer = nn.transformer.encoderLayer(p, xs, m, keyMask);
     xs = layer.xs;
     attentions.push(layer.weights);
   }
