@@ -205,3 +205,15 @@ def test_generate_view_checks_its_arguments():
         generate_view(model, Vocab(list("ab")), "a")
     with pytest.raises(ValueError, match="expected an int seed"):
         mulberry32(-0.5, 2)
+
+
+def test_generate_view_takes_a_model_on_the_accelerator():
+    from emulated_accelerator import emulated_accelerator
+
+    model, vocab = make_lm("lstm", 2, "char")
+    expected = generate_view(model, vocab, CHAR_PROMPT, steps=12, seed=5).spec
+    with emulated_accelerator():
+        model.to("cuda")
+        got = generate_view(model, vocab, CHAR_PROMPT, steps=12, seed=5).spec
+    assert got["expected"]["ids"] == expected["expected"]["ids"] and got["weights"] == expected["weights"]
+    assert np.abs(np.subtract(got["expected"]["first"], expected["expected"]["first"])).max() < 1e-6
