@@ -16,6 +16,9 @@ where the generated tokens count eos and not bos. Within one step every candidat
 the same length, so pruning by score and by log-probability agree; the penalty matters
 when finished hypotheses of different lengths are compared. ``max_len`` caps the
 generated tokens (eos included); a hypothesis still live at ``max_len`` is kept as it is.
+
+Sampling (temperature, top-k, greedy as top-k = 1) lives in :mod:`seqviz.sampling` and is re-exported here:
+``seqviz.decode.sample`` (chapter 4b).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-__all__ = ["Hypothesis", "SearchRecord", "beam_search", "exhaustive_search", "greedy_decode", "length_score",
-           "score_sequence"]
+from .sampling import Sample, sample
+
+__all__ = ["Hypothesis", "Sample", "SearchRecord", "beam_search", "exhaustive_search", "greedy_decode",
+           "length_score", "sample", "score_sequence"]
 
 
 @dataclass

@@ -19,7 +19,8 @@ ALLOWED = {
     "book": {"config"},
     "data": {"config"},
     "models": {"config", "data"},  # data: the -100 ignore index of the masked-LM labels
-    "decode": {"config"},
+    "sampling": {"config"},
+    "decode": {"config", "sampling"},  # sample is re-exported from decode
     "train": {"config"},
     "measure": {"config"},
     "gradients": {"config", "models", "measure"},

@@ -43,7 +43,8 @@ def solution_lines(notebook):
 def test_no_solution_or_hidden_test_survives(path, released):
     notebooks, course = released
     original = json.loads(path.read_text())
-    student = json.loads(notebooks[f"ch{path.name[:2]}"].read_text())
+    chapter = path.name.split("_")[0]   # "03", or "04b"
+    student = json.loads(notebooks[f"ch{chapter}"].read_text())
     whole = "\n".join("".join(c["source"]) for c in student["cells"])
     assert "{solution" not in whole and "BEGIN SOLUTION" not in whole and "HIDDEN TESTS" not in whole
     assert "grade_cell" not in whole, "the hidden tests reached the student edition"
@@ -52,13 +53,13 @@ def test_no_solution_or_hidden_test_survives(path, released):
     stubs = [c for c in student["cells"] if "exercise" in c["metadata"].get("tags", [])]
     assert len(stubs) == sum("solution" in c.get("metadata", {}).get("tags", []) for c in original["cells"]) >= 3
     for stub in stubs:
-        assert re.match(r"# Exercise ch\d\d-ex\d+: ", "".join(stub["source"]))
+        assert re.match(r"# Exercise ch\d\d[a-z]?-ex\d+: ", "".join(stub["source"]))
         assert "answer = None" in "".join(stub["source"])
     graded = [c for c in student["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
     checks = [call for c in student["cells"] for call in CHECK_CALL.finditer("".join(c["source"]))]
     assert len(graded) == len(checks) >= 3, "one grading cell per check() call"
     assert all(c["outputs"] == [] for c in student["cells"] if c["cell_type"] == "code")
-    source = json.loads((course / "source" / f"ch{path.name[:2]}" / path.name).read_text())
+    source = json.loads((course / "source" / f"ch{chapter}" / path.name).read_text())
     assert sum("### BEGIN HIDDEN TESTS" in "".join(c["source"]) for c in source["cells"]) == len(checks)
 
 

@@ -37,13 +37,14 @@ EXERCISES: dict[str, Exercise] = {}
 
 
 def normalise_id(exercise_id) -> str:
-    """"ch03.ex2", "ch03-ex2", "ch3.ex2" and "CH03-EX2" all name the same exercise ("ch03.ex2b": its follow-up)."""
+    """"ch03.ex2", "ch03-ex2", "ch3.ex2" and "CH03-EX2" all name the same exercise ("ch03.ex2b": its follow-up;
+    "ch04b.ex1": an exercise of chapter 4b, the chapter inserted after chapter 4)."""
     if not isinstance(exercise_id, str):
         raise ValueError(f"exercise id must be a string like 'ch03.ex2', got {exercise_id!r}")
-    match = re.fullmatch(r"\s*ch(\d+)[.\-_ ]?ex(\d+)([a-z]?)\s*", exercise_id.lower())
+    match = re.fullmatch(r"\s*ch(\d+)([a-z]?)[.\-_ ]?ex(\d+)([a-z]?)\s*", exercise_id.lower())
     if not match:
         raise ValueError(f"exercise id must look like 'ch03.ex2', got {exercise_id!r}")
-    return f"ch{int(match[1]):02d}.ex{int(match[2])}{match[3]}"
+    return f"ch{int(match[1]):02d}{match[2]}.ex{int(match[3])}{match[4]}"
 
 
 def exercise(exercise_id: str, title: str, reference: Callable, wrong: list[Callable]):

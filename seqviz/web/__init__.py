@@ -5,6 +5,7 @@ sentence recomputes the picture on the page itself. One view per chapter family:
 
 - :func:`sticky_note_view` (chapter 2), :func:`gates_view` (chapter 4);
 - :func:`beam_view` (chapter 6), :func:`alignment_view` (chapter 7);
+- :func:`generate_view` (chapter 4b): a language model writes, with temperature, top-k and seed;
 - :func:`head_view` (chapters 8 and 9).
 
 Tests in headless Chromium prove the page's numbers equal seqviz's (``tests/test_web_*.py``), and the
@@ -12,6 +13,7 @@ browser check compares them again on every built page, with the chapter's traine
 """
 
 from .gates import gates_view
+from .generate import generate_view
 from .heads import head_view
 from .page import WebView, bundle, tensor
 from .translation import alignment_view, beam_view
@@ -23,4 +25,4 @@ from .page import WebView, bundle, tensor
 from .translation import alignment_view, beam_view
 from .sticky_note import sticky_note_view
 
-__all__ = ["WebView", "alignment_view", "beam_view", "bundle", "gates_view", "head_view", "sticky_note_view", "tensor"]
+__all__ = ["WebView", "alignment_view", "beam_view", "bundle", "gates_view", "generate_view", "head_view", "sticky_note_view", "tensor"]
