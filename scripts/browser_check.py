@@ -47,7 +47,7 @@ MAX_HTML_BYTES = 1.5e6
 MAX_LOAD_SECONDS = 3.0
 MAX_UPDATE_MS = 50.0   # a live view's median update, from the input event to the laid-out picture
 MAX_DIFFERENCE = 1e-4  # the page's numbers against seqviz's (float32; tests/test_web_*.py hold 2e-5 and tighter)
-UNKNOWN_WORDS = "zqxv blorfen"
+UNKNOWN_WORDS = "zqxv blorfen ☃"   # the snowman: unknown to a character-level view too
 SKIP = {"search.html", "genindex.html", "index.html"}  # index.html only redirects to the intro
 
 # Runs in the page once it is idle; returns what was found.

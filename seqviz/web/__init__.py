@@ -16,13 +16,8 @@ from .gates import gates_view
 from .generate import generate_view
 from .heads import head_view
 from .page import WebView, bundle, tensor
-from .translation import alignment_view, beam_view
 from .sticky_note import sticky_note_view
-
-from .gates import gates_view
-from .heads import head_view
-from .page import WebView, bundle, tensor
 from .translation import alignment_view, beam_view
-from .sticky_note import sticky_note_view
 
-__all__ = ["WebView", "alignment_view", "beam_view", "bundle", "gates_view", "generate_view", "head_view", "sticky_note_view", "tensor"]
+__all__ = ["WebView", "alignment_view", "beam_view", "bundle", "gates_view", "generate_view", "head_view",
+           "sticky_note_view", "tensor"]
