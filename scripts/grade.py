@@ -49,8 +49,8 @@ from make_student import CHECK_CALL, nbgrader_api  # noqa: E402
 
 FEEDBACK_LOCK = threading.Lock()
 COURSE_PARTS = ("source", "release", "gradebook.db", "nbgrader_config.py")
-GRADE_ID = re.compile(r"^(?P<key>ch\d\d-ex\d+[a-z]?)-tests$")
-LABEL = re.compile(r"#\s*Exercise\s+(?P<label>ch\d\d-ex\d+)\b")
+GRADE_ID = re.compile(r"^(?P<key>ch\d\d[a-z]?-ex\d+[a-z]?)-tests$")
+LABEL = re.compile(r"#\s*Exercise\s+(?P<label>ch\d\d[a-z]?-ex\d+)\b")
 
 
 @dataclass
@@ -159,7 +159,8 @@ def chapters_in(notebook: dict) -> list[str]:
     for cell in notebook.get("cells", []):
         text = "".join(cell.get("source", "")) if isinstance(cell, dict) else ""
         for call in CHECK_CALL.finditer(text):
-            chapter = "ch%02d" % int(re.match(r"ch(\d+)", call["key"])[1])
+            number = re.match(r"ch(\d+)([a-z]?)", call["key"])
+            chapter = "ch%02d%s" % (int(number[1]), number[2])
             counts[chapter] = counts.get(chapter, 0) + 1
     return sorted(counts, key=counts.get, reverse=True)
 
@@ -409,7 +410,7 @@ def grade_one(student, path, assignments, course_files, package_files, args, san
         result.seconds = time.perf_counter() - start
         return result
     found = chapters_in(notebook)
-    named = re.match(r"(\d+)_", path.name)
+    named = re.match(r"(\d+)([a-z]?)_", path.name)
     if args.assignment:
         chapter = args.assignment
         if found and found[0] != chapter:
@@ -417,11 +418,11 @@ def grade_one(student, path, assignments, course_files, package_files, args, san
                                    "was the wrong file submitted? 0 points.")
     elif found:
         chapter = found[0]
-        if named and "ch%02d" % int(named[1]) != chapter:
+        if named and "ch%02d%s" % (int(named[1]), named[2]) != chapter:
             result.messages.append(f"the file is named like chapter {int(named[1])} but holds the exercises of "
                                    f"{chapter}; graded as {chapter}.")
     else:
-        chapter = "ch%02d" % int(named[1]) if named else ""
+        chapter = "ch%02d%s" % (int(named[1]), named[2]) if named else ""
     result.assignment = chapter
     if chapter not in assignments:
         result.messages.append(f"no released assignment '{chapter or '?'}' matches this notebook (no check cells "

@@ -35,7 +35,7 @@ SOLUTION_BLOCK = re.compile(FENCE + r"\{solution\}[^\n]*\n.*?^(?P=fence)[ \t]*$\
 GATE = re.compile(FENCE + r"\{solution-(?P<kind>start|end)\}[ \t]*(?P<label>[^\n]*)\n.*?^(?P=fence)[ \t]*$\n?",
                   re.DOTALL | re.MULTILINE)
 HINT = re.compile(r"^\s*#\s*Hint:\s*(?P<hint>.+)$", re.IGNORECASE)
-CHECK_CALL = re.compile(r"""check\(\s*["'](?P<key>ch\d+[.\-]ex\d+[a-z]?)["']\s*,\s*(?P<name>[A-Za-z_]\w*)\s*\)""")
+CHECK_CALL = re.compile(r"""check\(\s*["'](?P<key>ch\d+[a-z]?[.\-]ex\d+[a-z]?)["']\s*,\s*(?P<name>[A-Za-z_]\w*)\s*\)""")
 ASSIGNED = re.compile(r"^(?P<name>answer|follow_up)\s*=", re.MULTILINE)
 COURSE_ID = "seqviz"
 CODE_STUB = "# your code here"
@@ -54,11 +54,11 @@ def source(cell) -> str:
 
 
 def assignment_id(path: Path) -> str:
-    """'ch02' for notebooks/02_sticky_note.ipynb."""
-    match = re.match(r"(\d+)_", path.name)
+    """'ch02' for notebooks/02_sticky_note.ipynb, 'ch04b' for notebooks/04b_language_models.ipynb."""
+    match = re.match(r"(\d+)([a-z]?)_", path.name)
     if not match:
         raise ValueError(f"a chapter notebook is named NN_title.ipynb, got {path.name}")
-    return f"ch{int(match[1]):02d}"
+    return f"ch{int(match[1]):02d}{match[2]}"
 
 
 def nbgrader_meta(grade_id: str, *, solution: bool, grade: bool, points: int = 0) -> dict:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LABEL = re.compile(r"#\s*Exercise\s+(?P<label>ch\d\d-ex\d+)\b")
+LABEL = re.compile(r"#\s*Exercise\s+(?P<label>ch\d\d[a-z]?-ex\d+)\b")
 
 
 def mini_chapter(path: Path, out_dir: Path) -> Path:
@@ -32,7 +32,7 @@ def solutions(chapter_notebook: Path) -> dict[str, str]:
     found, label = {}, ""
     for cell in notebook["cells"]:
         text = "".join(cell["source"])
-        gate = re.search(r"\{solution-start\}\s*(ch\d\d-ex\d+)", text)
+        gate = re.search(r"\{solution-start\}\s*(ch\d\d[a-z]?-ex\d+)", text)
         if cell["cell_type"] == "markdown" and gate:
             label = gate[1]
         if "solution" in cell.get("metadata", {}).get("tags", []):
