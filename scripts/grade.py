@@ -159,7 +159,7 @@ def chapters_in(notebook: dict) -> list[str]:
     for cell in notebook.get("cells", []):
         text = "".join(cell.get("source", "")) if isinstance(cell, dict) else ""
         for call in CHECK_CALL.finditer(text):
-            number = re.match(r"ch(\d+)([a-z]?)", call["key"])   # "ch04b.ex1": chapter 4b
+            number = re.match(r"ch(\d+)([a-z]?)", call["key"])
             chapter = "ch%02d%s" % (int(number[1]), number[2])
             counts[chapter] = counts.get(chapter, 0) + 1
     return sorted(counts, key=counts.get, reverse=True)

@@ -54,7 +54,7 @@ def source(cell) -> str:
 
 
 def assignment_id(path: Path) -> str:
-    """'ch02' for notebooks/02_sticky_note.ipynb ('ch04b' for 04b_language_models.ipynb)."""
+    """'ch02' for notebooks/02_sticky_note.ipynb, 'ch04b' for notebooks/04b_language_models.ipynb."""
     match = re.match(r"(\d+)([a-z]?)_", path.name)
     if not match:
         raise ValueError(f"a chapter notebook is named NN_title.ipynb, got {path.name}")

@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from make_student import CHECK_CALL, nbgrader_source, release  # noqa: E402
+from make_student import CHECK_CALL, assignment_id, nbgrader_source, release  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
@@ -43,8 +43,7 @@ def solution_lines(notebook):
 def test_no_solution_or_hidden_test_survives(path, released):
     notebooks, course = released
     original = json.loads(path.read_text())
-    chapter = path.name.split("_")[0]   # "03", or "04b"
-    student = json.loads(notebooks[f"ch{chapter}"].read_text())
+    student = json.loads(notebooks[assignment_id(path)].read_text())
     whole = "\n".join("".join(c["source"]) for c in student["cells"])
     assert "{solution" not in whole and "BEGIN SOLUTION" not in whole and "HIDDEN TESTS" not in whole
     assert "grade_cell" not in whole, "the hidden tests reached the student edition"
@@ -59,7 +58,7 @@ def test_no_solution_or_hidden_test_survives(path, released):
     checks = [call for c in student["cells"] for call in CHECK_CALL.finditer("".join(c["source"]))]
     assert len(graded) == len(checks) >= 3, "one grading cell per check() call"
     assert all(c["outputs"] == [] for c in student["cells"] if c["cell_type"] == "code")
-    source = json.loads((course / "source" / f"ch{chapter}" / path.name).read_text())
+    source = json.loads((course / "source" / assignment_id(path) / path.name).read_text())
     assert sum("### BEGIN HIDDEN TESTS" in "".join(c["source"]) for c in source["cells"]) == len(checks)
 
 

@@ -79,7 +79,7 @@ def test_every_chapter_switches_on_the_book_renderer_in_its_imports_cell():
     in the book (myst-nb drops plotly's own mime type)."""
     from pathlib import Path
 
-    chapters = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    chapters = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
     assert chapters
     for path in chapters:
         code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
@@ -146,3 +146,18 @@ def test_progress_bars_are_silent_in_the_book(monkeypatch):
     assert config.progress(range(3)).disable is True
     monkeypatch.setattr(config, "BOOK", False)
     assert config.progress(range(3)).disable is False
+
+
+def test_char_heat_figure_lays_text_out_like_the_page():
+    fig = viz.char_heat_figure("ab\ncde", [1, 2, 3, 4, 5, 6], width=2)
+    z, text = np.array(fig.data[0].z, dtype=float), np.array(fig.data[0].text)
+    # rows: "ab" (wrapped at width 2), "↵" (the break ends its row), "cd", "e"
+    assert z.shape == (4, 2)
+    assert text.tolist() == [["a", "b"], ["↵", ""], ["c", "d"], ["e", ""]]
+    assert z[0].tolist() == [1, 2] and z[1, 0] == 3 and np.isnan(z[1, 1]) and z[3, 0] == 6
+    words = viz.char_heat_figure(["the", "<unk>", "\n", "sea"], [0.1, 0.2, 0.3, 0.4], row_labels=["one", "two"])
+    assert np.array(words.data[0].text).tolist() == [["the", "<unk>", "↵"], ["sea", "", ""]]
+    with pytest.raises(ValueError, match="values has 2 entries for 3 tokens"):
+        viz.char_heat_figure("abc", [1, 2])
+    with pytest.raises(ValueError, match="row_labels has 1 labels for 2 rows"):
+        viz.char_heat_figure("a\nb", [1, 2, 3], row_labels=["x"])

@@ -7,7 +7,11 @@
   perplexity and the seconds spent training so far are recorded (:class:`LMRun`);
 - :func:`perplexity`: ``exp`` of the mean negative log-likelihood per predicted token, over contiguous windows;
 - :func:`ngram_perplexity`: the unigram (``n=1``) and bigram (``n=2``) baselines, add-``k`` smoothed, counted on
-  the training ids and scored on held-out ids: the numbers a neural model must beat.
+  the training ids and scored on held-out ids: the numbers a neural model must beat;
+- :func:`text_features`, :func:`lm_trace`, :func:`readable_units`: the sticky note on real text, i.e. which
+  hidden unit or gate of a recurrent LM follows a readable property of the text (inside quotes, position in the
+  line, start of a word), measured as a correlation over held-out text;
+- :func:`known_word_share`: how many of a generated text's words are words of the book.
 
 Used by chapter 4b (language models on Moby-Dick) and chapter 10.
 """
@@ -23,6 +27,7 @@ import torch.nn.functional as F
 
 from ..data.real import tokenize
 from ..data.tokenizers import UNK, Vocab
+from ..models.cells import seqviz_twin
 from ..train import fit
 
 LEVELS = ("char", "word")
@@ -148,3 +153,102 @@ def train_lm(model, train_ids: torch.Tensor, valid_ids: torch.Tensor, *, steps: 
         device=device, seed=seed, progress=progress, callbacks=[evaluate], desc=desc)
     run.valid_ppl, run.train_seconds = run.curve[-1]["valid_ppl"], run.curve[-1]["seconds"]
     return run
+
+
+# -- the sticky note on real text ----------------------------------------------------------------------------
+
+FEATURES = ("inside quotes", "position in line", "start of word")
+
+
+def text_features(text: str) -> dict[str, torch.Tensor]:
+    """Readable properties of ``text`` after each character (float tensors of ``len(text)``), as a reader who
+    has just read character ``t`` knows them:
+
+    - ``"inside quotes"``: 1 when the last quotation mark so far (character ``t`` included) opens a quote
+      (“ or "), 0 after one that closes it (”) and before any; a straight ``"`` toggles;
+    - ``"position in line"``: characters read since the last line break (0 on the break itself);
+    - ``"start of word"``: 1 on a letter that follows a non-letter (or starts the text)."""
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"text must be a non-empty string, got {type(text).__name__} of length {len(text or '')}")
+    inside, position, start = [], [], []
+    quoted, column, previous_letter = 0.0, 0, False
+    for char in text:
+        if char == "“":
+            quoted = 1.0
+        elif char == "”":
+            quoted = 0.0
+        elif char == '"':
+            quoted = 1.0 - quoted
+        column = 0 if char == "\n" else column + 1
+        letter = char.isalpha()
+        inside.append(quoted)
+        position.append(float(column))
+        start.append(float(letter and not previous_letter))
+        previous_letter = letter
+    return {name: torch.tensor(values) for name, values in zip(FEATURES, (inside, position, start))}
+
+
+@torch.no_grad()
+def lm_trace(model, ids: torch.Tensor, chunk: int = 256, layer: int = -1) -> dict[str, torch.Tensor]:
+    """Every hidden state and gate of a recurrent LM (``GRULM``: ``embedding``, ``rnn``) over ``ids``, read in
+    contiguous chunks of ``chunk`` tokens, each from a blank state (a ragged end is dropped). The ``torch.nn``
+    layer is copied into seqviz's own model (``copy_from``), which returns the trace; runs where ``model`` is.
+    Returns ``{name: (T, H)}`` for layer ``layer`` ("h", and "c", "forget", "input", "output", "candidate"
+    for an LSTM; "update", "reset", "candidate" for a GRU), on the CPU, ``T = (len(ids) // chunk) * chunk``."""
+    if not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+    if not hasattr(model, "embedding") or not hasattr(model, "rnn"):
+        raise ValueError(f"lm_trace needs a recurrent LM with .embedding and .rnn (GRULM), got {type(model).__name__}")
+    ids = _check_ids(ids, "ids", chunk - 1)
+    twin = seqviz_twin(model.rnn).eval()
+    device = model.embedding.weight.device
+    rows = ids[: (ids.numel() // chunk) * chunk].view(-1, chunk).to(device)  # (B, chunk)
+    _, _, trace = twin(model.embedding(rows), return_trace=True)             # trace[name]: (layers, B, chunk, H)
+    return {name: values[layer].reshape(-1, values.shape[-1]).float().cpu() for name, values in trace.items()}
+
+
+def unit_correlations(activations: torch.Tensor, feature: torch.Tensor) -> torch.Tensor:
+    """Pearson's r of each column of ``activations`` (T, H) with ``feature`` (T,); 0 for a constant column."""
+    if activations.dim() != 2 or feature.dim() != 1 or activations.shape[0] != feature.shape[0]:
+        raise ValueError(f"expected activations (T, H) and feature (T,), got {tuple(activations.shape)} and "
+                         f"{tuple(feature.shape)}")
+    a = activations.double() - activations.double().mean(0)                  # (T, H)
+    f = feature.double() - feature.double().mean()                            # (T,)
+    scale = a.norm(dim=0) * f.norm()                                          # (H,)
+    return torch.where(scale > 0, (f @ a) / scale.clamp_min(1e-300), torch.zeros_like(scale)).float()
+
+
+@dataclass
+class ReadableUnit:
+    """The unit that best follows ``feature``: ``quantity`` ("h", "c", a gate), its index and Pearson's ``r``."""
+
+    feature: str
+    quantity: str
+    unit: int
+    r: float
+
+
+def readable_units(trace: dict[str, torch.Tensor], features: dict[str, torch.Tensor]) -> list[ReadableUnit]:
+    """For each feature, the unit (of any traced quantity) whose activation correlates most strongly with it,
+    either sign; ``trace`` from :func:`lm_trace`, ``features`` from :func:`text_features` (cut to the same T)."""
+    if not trace or not features:
+        raise ValueError("readable_units needs a non-empty trace and non-empty features")
+    found = []
+    for name, values in features.items():
+        best = None
+        for quantity, activations in trace.items():
+            r = unit_correlations(activations, values[: activations.shape[0]])
+            unit = int(r.abs().argmax())
+            if best is None or abs(r[unit]) > abs(best.r):
+                best = ReadableUnit(name, quantity, unit, float(r[unit]))
+        found.append(best)
+    return found
+
+
+def known_word_share(text: str, words) -> float:
+    """The share of the words of ``text`` (letters only, lower-cased) found in ``words``; NaN without words."""
+    found = [w for w in tokenize(text) if w.isalpha()]
+    if not found:
+        return float("nan")
+    words = set(words)
+    return sum(w in words for w in found) / len(found)

@@ -9,6 +9,7 @@ static book, a matplotlib plot, and a live widget with its fast picture.
 - :mod:`.sticky_note`: a hidden state rewritten token by token (chapter 2);
 - :mod:`.gradients`: gradient norms and Jacobian products decaying with the step (chapters 3 and 4);
 - :mod:`.gates`: the gates over a sentence and the conveyor belt (chapter 4);
+- :mod:`.text`: text coloured character by character, a value per character (chapter 4b);
 - :mod:`.diagrams`: the recurrent loop and the LSTM cell, drawn once (chapters 2 and 4);
 - :mod:`.beams`: beam search drawn as a tree (chapter 6);
 - :mod:`.heads`: attention heads, figure and still picture (chapters 8 and 9); :mod:`.bertviz_bridge`:
@@ -55,6 +56,7 @@ from .live_view import LiveView, live, require_known_words, sentence_view
 from .positions import position_similarity_figure, positional_encoding_figure
 from .predictions import PredictionBarsPicture, prediction_bars_figure, prediction_bars_plot
 from .sticky_note import NoteCanvas, reading_figure, sentences_figure, step_changes
+from .text import char_heat_figure
 
 __all__ = [
     # general: building blocks, live views, the book's renderer
@@ -67,6 +69,8 @@ __all__ = [
     # chapter 4
     "GatesCanvas", "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
     "gate_slider_figure", "gates_plot", "lstm_cell_diagram",
+    # chapter 4b
+    "char_heat_figure",
     # chapter 6
     "BeamTreePicture", "beam_tree_figure", "beam_tree_plot", "beam_tree_slider_figure",
     # chapters 8 and 9
