@@ -1,4 +1,4 @@
-"""seqviz.experiments.lm_race: matched models, a race on one clock, perplexity at fixed contexts (against references)."""
+"""seqviz.experiments.lm_race: matched models, one clock, perplexity at fixed contexts (against references)."""
 
 from __future__ import annotations
 
@@ -104,3 +104,19 @@ def test_race_rejects_a_budget_that_is_not_a_positive_number():
         race({"GRU": GRULM(4, 4)}, torch.randint(4, (100,)), torch.randint(4, (50,)), seconds=0, seq_len=8)
     with pytest.raises(ValueError, match="at least one model"):
         race({}, torch.randint(4, (100,)), torch.randint(4, (50,)), seconds=1, seq_len=8)
+
+
+def test_race_trains_on_the_default_device_and_context_perplexity_runs_where_the_model_is():
+    import copy
+
+    from emulated_accelerator import emulated_accelerator
+
+    torch.manual_seed(0)
+    model, ids = GRULM(5, 8), torch.randint(5, (200,))
+    expected = context_perplexity(model, ids, [1, 4, 8])
+    with emulated_accelerator():
+        got = context_perplexity(copy.deepcopy(model).to("cuda"), ids, [1, 4, 8])   # CPU ids, accelerator model
+        runs = race({"GRU": GRULM(5, 8)}, ids[:150], ids[150:], seconds=0.2, slices=2, seq_len=8, progress=False)
+        assert next(runs["GRU"].model.parameters()).device.type == "meta", "race's default is pick_device()"
+    assert got == pytest.approx(expected, rel=1e-6)
+    assert len(runs["GRU"].curve) == 3 and all(math.isfinite(r["valid_ppl"]) for r in runs["GRU"].curve)

@@ -76,6 +76,7 @@ def race(models: Mapping[str, torch.nn.Module], train_ids: torch.Tensor, valid_i
     Returns ``{name: LMRun}``; each curve starts at step 0 (the untrained model) and has one row
     ``{"step", "seconds", "valid_ppl"}`` per slice. A slice ends at the first step past its share of the
     clock, so a model may overrun by at most one step; the recorded seconds are the ones it really trained.
+    In turn ``k`` every model draws the same batches (seed ``seed + k``) and keeps its own Adam state.
     ``device`` (default :func:`~seqviz.config.pick_device`) is where every model trains; each step reads its
     loss back, so GPU time is counted in full.
     """
@@ -97,10 +98,14 @@ def race(models: Mapping[str, torch.nn.Module], train_ids: torch.Tensor, valid_i
             run = runs[name]
             spent, until = run.curve[-1]["seconds"], seconds * turn / slices
             start = time.perf_counter()
+            deadline = start + until - spent
+
+            def out_of_time(step, trained, record, deadline=deadline):
+                return time.perf_counter() >= deadline
+
             history = fit(model, (inputs, targets), _next_token_loss, steps=10**9, batch_size=batch_size,
                           optimizer=optimizers[name], clip_norm=clip_norm, device=device, seed=seed + turn,
-                          progress=False,
-                          callbacks=[lambda step, m, r: spent + time.perf_counter() - start >= until])
+                          progress=False, callbacks=[out_of_time])
             spent += time.perf_counter() - start
             steps = run.curve[-1]["step"] + history.records[-1]["step"]
             run.curve.append({"step": steps, "seconds": spent, "valid_ppl": perplexity(model, valid_ids, seq_len)})
