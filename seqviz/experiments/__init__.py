@@ -11,7 +11,9 @@ One module per concept; each runner that builds a model takes ``device=None`` (m
 - :mod:`~seqviz.experiments.cost`: time and memory against length and batch, chapters 8 and 10;
 - :mod:`~seqviz.experiments.rows`: chapter 10's table, the same tasks for every kind of model;
 - :mod:`~seqviz.experiments.finetune`: chapter 9's pretraining experiment, rerun for chapter 10's guide;
-- :mod:`~seqviz.experiments.language`: language models on real text, perplexity and n-gram baselines, chapters 4b and 10.
+- :mod:`~seqviz.experiments.language`: language models on real text, perplexity, n-gram baselines, readable units,
+  chapter 4b;
+- :mod:`~seqviz.experiments.lm_race`: recurrent and Transformer LMs on one clock, perplexity against context, chapter 10.
 """
 
 from .attention import attention_entropy, attention_gradients, softmax_attention_gradients
