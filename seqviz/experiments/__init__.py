@@ -7,6 +7,7 @@ One module per concept; each runner that builds a model takes ``device=None`` (m
 - :mod:`~seqviz.experiments.seeds`: results over seeds (``SeedTable``, ``repeat_over_seeds``), chapter 9;
 - :mod:`~seqviz.experiments.distance`: memory against distance on the agreement task, chapters 4 and 10;
 - :mod:`~seqviz.experiments.translation`: translators trained and scored, chapters 5, 7 and 8;
+- :mod:`~seqviz.experiments.real_translation`: real English-French sentences, BLEU, greedy and beam, chapters 5-7;
 - :mod:`~seqviz.experiments.attention`: softmax saturation and its gradients against width, chapter 8;
 - :mod:`~seqviz.experiments.cost`: time and memory against length and batch, chapters 8 and 10;
 - :mod:`~seqviz.experiments.rows`: chapter 10's table, the same tasks for every kind of model;
@@ -18,11 +19,13 @@ from .cost import cost_vs_batch, cost_vs_length, step_cost, streaming_cost
 from .distance import DistanceTable, TrainSizeTable, accuracy_vs_distance, accuracy_vs_train_size, retest
 from .finetune import finetune_evidence
 from .rows import agreement_rows, forecast_rows, translation_rows
+from .real_translation import RealTranslator, Translations, bleu, train_real_translator, translate
 from .seeds import SeedTable, repeat_over_seeds
 from .translation import TranslationRuns, accuracy_by_length, exact_match, learning_curve, train_translators
 
-__all__ = ["DistanceTable", "SeedTable", "TrainSizeTable", "TranslationRuns", "accuracy_by_length",
+__all__ = ["DistanceTable", "RealTranslator", "SeedTable", "TrainSizeTable", "TranslationRuns", "accuracy_by_length",
            "accuracy_vs_distance", "accuracy_vs_train_size", "agreement_rows", "attention_entropy",
-           "attention_gradients", "cost_vs_batch", "cost_vs_length", "exact_match", "finetune_evidence",
+           "attention_gradients", "bleu", "cost_vs_batch", "cost_vs_length", "exact_match", "finetune_evidence",
            "forecast_rows", "learning_curve", "repeat_over_seeds", "retest", "softmax_attention_gradients",
-           "step_cost", "streaming_cost", "train_translators", "translation_rows"]
+           "step_cost", "streaming_cost", "train_real_translator", "train_translators", "translate",
+           "translation_rows", "Translations"]
