@@ -8,7 +8,7 @@ import torch
 
 from seqviz.data import BOS, EOS, UNK, Pair, pairs_to_tensors
 from seqviz.experiments.real_translation import (MIN_COUNT, RealTranslator, Translations, bleu, build_vocabs,
-                                                 detokenize, group_references, train_real_translator, translate)
+                                                 detokenize, group_references, paired_bootstrap, train_real_translator, translate)
 from seqviz.models import Seq2Seq, sequence_loss
 from seqviz.train import fit
 
@@ -137,3 +137,15 @@ def test_train_real_translator_on_the_real_pairs():
     assert len(result) == 20 and 0.0 <= result.bleu() <= 100.0
     with pytest.raises(ValueError, match="steps"):
         train_real_translator(steps=0)
+
+
+def test_paired_bootstrap_counts_wins_over_resampled_sets():
+    sources = [["s", str(i)] for i in range(8)]
+    references = [[["le", "chat", "est", "noir", str(i)]] for i in range(8)]
+    right = Translations(sources, references, [r[0] for r in references])
+    wrong = Translations(sources, references, [["un", "chien", str(i)] for i in range(8)])
+    assert paired_bootstrap(right, wrong, samples=20) == 1.0
+    assert paired_bootstrap(wrong, right, samples=20) == 0.0
+    assert paired_bootstrap(right, right, samples=20) == 0.0          # a tie is not a win
+    with pytest.raises(ValueError, match="same sentences"):
+        paired_bootstrap(right, Translations(sources[:2], references[:2], sources[:2]))

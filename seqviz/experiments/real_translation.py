@@ -8,7 +8,8 @@
 - :func:`translate`: one split (or a list of pairs) translated greedily or with beam search, into
   :class:`Translations`, which score themselves: corpus BLEU, exact match, both per source length;
 - :func:`bleu`: corpus BLEU from sacrebleu (Papineni et al., 2002; Post, 2018) on detokenized strings
-  (:func:`detokenize`), with sacrebleu's standard ``13a`` tokenizer (:data:`BLEU_TOKENIZER`).
+  (:func:`detokenize`), with sacrebleu's standard ``13a`` tokenizer (:data:`BLEU_TOKENIZER`);
+- :func:`paired_bootstrap`: how often one system beats another over resampled test sets (Koehn, 2004).
 
 Several French translations of one English sentence are common in the data, so a split is translated once per
 distinct English sentence and every translation of it counts as a reference (multi-reference BLEU; exact match
@@ -30,7 +31,7 @@ from ..config import scaled
 from ..data import BOS, EOS, PAD, UNK, Pair, Vocab, pairs_to_tensors, real
 
 __all__ = ["BLEU_TOKENIZER", "DEFAULTS", "MAX_TARGET", "MIN_COUNT", "RealTranslator", "Translations", "bleu", "build_vocabs",
-           "detokenize", "group_references", "train_real_translator", "translate"]
+           "detokenize", "group_references", "paired_bootstrap", "train_real_translator", "translate"]
 
 MIN_COUNT = 2  # a word must appear this often in the training pairs to get its own id
 MAX_TARGET = 10  # training pairs with longer French sides (7 of 6,391) are left out: they would widen every batch
@@ -227,6 +228,24 @@ def translate(translator: RealTranslator, pairs: str | Sequence[Pair] = "test", 
             outputs.append(translator.words(best.tokens[1:]))
     model.train(was_training)
     return Translations(sources, references, outputs, beam_size, length_penalty, time.perf_counter() - start)
+
+
+def paired_bootstrap(a: Translations, b: Translations, *, samples: int = 200, seed: int = 0) -> float:
+    """Share of ``samples`` resamplings of the sentences (with replacement, the same rows for both) in which ``a``
+    scores a higher corpus BLEU than ``b`` (Koehn, 2004). Near 1 or 0: the difference holds across resamplings;
+    near 0.5: the test set does not separate them. Both must translate the same sources."""
+    import random
+
+    if a.sources != b.sources:
+        raise ValueError(f"a and b must translate the same sentences, got {len(a)} and {len(b)} that differ")
+    if not isinstance(samples, int) or samples < 1:
+        raise ValueError(f"samples must be a positive int, got {samples!r}")
+    rng = random.Random(seed)
+    wins = 0
+    for _ in range(samples):
+        rows = [rng.randrange(len(a)) for _ in range(len(a))]
+        wins += a._bleu(rows) > b._bleu(rows)
+    return wins / samples
 
 
 def _check_pairs(pairs) -> list[Pair]:
