@@ -26,6 +26,15 @@ def test_bleu_equals_the_formula_on_a_tiny_case():
     assert bleu(["a b c d e f"], [["a b c d e f g"]]) == pytest.approx(100 * math.exp(1 - 7 / 6), abs=1e-6)
 
 
+def test_bleu_equals_sacrebleus_corpus_bleu():
+    import sacrebleu
+
+    hyps = ["il fait froid.", "je suis là !", "nous avons gagné le match."]
+    refs = [["il fait froid."], ["je suis ici !"], ["on a gagné le match.", "nous avons gagné la partie."]]
+    streams = [[r[0] for r in refs], [None, None, refs[2][1]]]
+    assert bleu(hyps, refs) == pytest.approx(sacrebleu.corpus_bleu(hyps, streams, tokenize="13a").score, abs=1e-9)
+
+
 def test_bleu_takes_a_different_number_of_references_per_sentence():
     hyps = ["nous sommes prêts.", "va !"]
     # the first output matches its second reference only: multi-reference BLEU is still 100

@@ -62,6 +62,12 @@ def detokenize(tokens: Sequence[str], language: str = "fr") -> str:
 def bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
     """Corpus BLEU (0-100) of detokenized ``hypotheses`` against ``references[i]``, the list of reference strings
     of sentence i (any number >= 1), with sacrebleu's ``13a`` tokenizer and its default smoothing ('exp')."""
+    return _bleu_from_stats(_bleu_stats(hypotheses, references))
+
+
+def _bleu_stats(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[list[int]]:
+    """Per sentence: [output length, reference length, 4 n-gram matches, 4 n-gram counts] (sacrebleu's own
+    statistics, so that resampled and per-length scores need no second pass over the text)."""
     import sacrebleu
 
     if isinstance(hypotheses, str) or not all(isinstance(h, str) for h in hypotheses):
@@ -73,7 +79,16 @@ def bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> floa
         raise ValueError("references[i] must be a non-empty list of strings (the translations of sentence i)")
     width = max(len(r) for r in references)
     streams = [[r[j] if j < len(r) else None for r in references] for j in range(width)]  # None: no such reference
-    return sacrebleu.corpus_bleu(list(hypotheses), streams, tokenize=BLEU_TOKENIZER).score
+    metric = sacrebleu.BLEU(tokenize=BLEU_TOKENIZER)
+    return [list(map(int, row)) for row in metric._extract_corpus_statistics(list(hypotheses), streams)]
+
+
+def _bleu_from_stats(rows: Sequence[Sequence[int]]) -> float:
+    from sacrebleu.metrics.bleu import BLEU
+
+    sums = [sum(column) for column in zip(*rows)]  # the corpus is the sum of its sentences
+    return BLEU.compute_bleu(correct=sums[2:6], total=sums[6:10], sys_len=sums[0], ref_len=sums[1],
+                             smooth_method="exp").score
 
 
 def group_references(pairs: Sequence[Pair]) -> tuple[list[list[str]], list[list[list[str]]]]:
@@ -151,6 +166,7 @@ class Translations:
     length_penalty: float = 0.0
     seconds: float = 0.0  # decoding time
     lengths: list[int] = field(init=False)
+    _stats: list | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self):
         if not len(self.sources) == len(self.references) == len(self.outputs) or not self.sources:
@@ -173,8 +189,10 @@ class Translations:
         return self._bleu(range(len(self)))
 
     def _bleu(self, rows) -> float:
-        hyps = [detokenize([t for t in self.outputs[i] if t != UNK]) for i in rows]
-        return bleu(hyps, [[detokenize(r) for r in self.references[i]] for i in rows])
+        if self._stats is None:  # computed once: resampling and per-length scores only add up rows
+            hyps = [detokenize([t for t in out if t != UNK]) for out in self.outputs]
+            self._stats = _bleu_stats(hyps, [[detokenize(r) for r in refs] for refs in self.references])
+        return _bleu_from_stats([self._stats[i] for i in rows])
 
     def by_length(self, min_sentences: int = 20) -> dict[int, dict[str, float]]:
         """``{source length: {"sentences", "bleu", "exact_match"}}`` for the lengths (in tokens, punctuation
