@@ -158,3 +158,16 @@ def test_paired_bootstrap_counts_wins_over_resampled_sets():
     assert paired_bootstrap(right, right, samples=20) == 0.0          # a tie is not a win
     with pytest.raises(ValueError, match="same sentences"):
         paired_bootstrap(right, Translations(sources[:2], references[:2], sources[:2]))
+
+
+def test_the_runner_trains_on_the_default_device_and_gives_the_cpus_translations():
+    from emulated_accelerator import emulated_accelerator
+
+    sizes = dict(embed_size=8, hidden_size=8, steps=2, progress=False)
+    on_cpu = train_real_translator(attention=True, device="cpu", **sizes)
+    expected = [translate(on_cpu, "valid", beam_size=k, limit=5).outputs for k in (1, 2)]
+    with emulated_accelerator():
+        t = train_real_translator(attention=True, **sizes)           # device=None: pick_device(), "cuda" here
+        assert next(t.model.parameters()).device.type == "meta"      # the emulated accelerator
+        got = [translate(t, "valid", beam_size=k, limit=5).outputs for k in (1, 2)]
+    assert got == expected
