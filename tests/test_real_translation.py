@@ -8,7 +8,8 @@ import torch
 
 from seqviz.data import BOS, EOS, UNK, Pair, pairs_to_tensors
 from seqviz.experiments.real_translation import (MIN_COUNT, RealTranslator, Translations, bleu, build_vocabs,
-                                                 detokenize, group_references, paired_bootstrap, train_real_translator, translate)
+                                                 detokenize, group_references, paired_bootstrap,
+                                                 train_real_translator, translate)
 from seqviz.models import Seq2Seq, sequence_loss
 from seqviz.train import fit
 

@@ -30,8 +30,8 @@ import torch
 from ..config import scaled
 from ..data import BOS, EOS, PAD, UNK, Pair, Vocab, pairs_to_tensors, real
 
-__all__ = ["BLEU_TOKENIZER", "DEFAULTS", "MAX_TARGET", "MIN_COUNT", "RealTranslator", "Translations", "bleu", "build_vocabs",
-           "detokenize", "group_references", "paired_bootstrap", "train_real_translator", "translate"]
+__all__ = ["BLEU_TOKENIZER", "DEFAULTS", "MAX_TARGET", "MIN_COUNT", "RealTranslator", "Translations", "bleu",
+           "build_vocabs", "detokenize", "group_references", "paired_bootstrap", "train_real_translator", "translate"]
 
 MIN_COUNT = 2  # a word must appear this often in the training pairs to get its own id
 MAX_TARGET = 10  # training pairs with longer French sides (7 of 6,391) are left out: they would widen every batch
