@@ -7,12 +7,15 @@ One module per concept; each runner that builds a model takes ``device=None`` (m
 - :mod:`~seqviz.experiments.seeds`: results over seeds (``SeedTable``, ``repeat_over_seeds``), chapter 9;
 - :mod:`~seqviz.experiments.distance`: memory against distance on the agreement task, chapters 4 and 10;
 - :mod:`~seqviz.experiments.translation`: translators trained and scored, chapters 5, 7 and 8;
+- :mod:`~seqviz.experiments.real_translation`: real English-French sentences, BLEU, greedy and beam, chapters 5-7;
 - :mod:`~seqviz.experiments.attention`: softmax saturation and its gradients against width, chapter 8;
 - :mod:`~seqviz.experiments.cost`: time and memory against length and batch, chapters 8 and 10;
 - :mod:`~seqviz.experiments.rows`: chapter 10's table, the same tasks for every kind of model;
 - :mod:`~seqviz.experiments.finetune`: chapter 9's pretraining experiment, rerun for chapter 10's guide;
 - :mod:`~seqviz.experiments.language`: language models on real text, perplexity, n-gram baselines, readable units,
   chapter 4b;
+- :mod:`~seqviz.experiments.real_translation`: the encoder-decoder on real English-French pairs, BLEU (sacrebleu),
+  chapters 5-7;
 - :mod:`~seqviz.experiments.lm_race`: recurrent and Transformer LMs on one clock, perplexity against context, chapter 10.
 """
 
@@ -21,12 +24,14 @@ from .cost import cost_vs_batch, cost_vs_length, step_cost, streaming_cost
 from .distance import DistanceTable, TrainSizeTable, accuracy_vs_distance, accuracy_vs_train_size, retest
 from .finetune import finetune_evidence
 from .language import LMRun, encode_text, ngram_perplexity, perplexity, text_vocab, train_lm
+from .real_translation import RealTranslator, Translations, bleu, train_real_translator, translate
 from .rows import agreement_rows, forecast_rows, translation_rows
 from .seeds import SeedTable, repeat_over_seeds
 from .translation import TranslationRuns, accuracy_by_length, exact_match, learning_curve, train_translators
 
-__all__ = ["DistanceTable", "LMRun", "SeedTable", "TrainSizeTable", "TranslationRuns", "accuracy_by_length",
-           "accuracy_vs_distance", "accuracy_vs_train_size", "agreement_rows", "attention_entropy",
-           "attention_gradients", "cost_vs_batch", "cost_vs_length", "encode_text", "exact_match", "finetune_evidence",
-           "forecast_rows", "learning_curve", "ngram_perplexity", "perplexity", "repeat_over_seeds", "retest", "softmax_attention_gradients",
-           "step_cost", "streaming_cost", "text_vocab", "train_lm", "train_translators", "translation_rows"]
+__all__ = ["DistanceTable", "LMRun", "RealTranslator", "SeedTable", "TrainSizeTable", "TranslationRuns",
+           "Translations", "accuracy_by_length", "accuracy_vs_distance", "accuracy_vs_train_size", "agreement_rows",
+           "attention_entropy", "attention_gradients", "bleu", "cost_vs_batch", "cost_vs_length", "encode_text",
+           "exact_match", "finetune_evidence", "forecast_rows", "learning_curve", "ngram_perplexity", "perplexity",
+           "repeat_over_seeds", "retest", "softmax_attention_gradients", "step_cost", "streaming_cost", "text_vocab",
+           "train_lm", "train_real_translator", "train_translators", "translate", "translation_rows"]
