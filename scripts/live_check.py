@@ -70,7 +70,7 @@ window.liveCheck = (() => {
       const message = view.querySelector('.seqviz-web-message');
       if (message && message.textContent) return {state: 'message', sig: hash(message.textContent), text: message.textContent};
       const pic = view.querySelector('.seqviz-web-picture');
-      return {state: pic && pic.querySelector('svg') ? 'picture' : 'empty', sig: pic ? hash(pic.innerHTML) : ''};
+      return {state: pic && pic.childElementCount ? 'picture' : 'empty', sig: pic ? hash(pic.innerHTML) : ''};
     }
     const out = view.querySelector('.widget-output');
     if (!out) return {state: 'empty', sig: ''};
