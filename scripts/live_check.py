@@ -346,22 +346,14 @@ class Views:
             return
         if view["kind"] == "bertviz":
             self.bertviz(k, name, view)
-        elif view["kind"] == "web":
-            controls = self.handle(k).query_selector_all(".seqviz-web-controls > label")
-            for control, spec in zip(controls, view["controls"]):
+        else:  # an ipywidgets view, or a seqviz.web view (its model runs in the page)
+            rows = ".seqviz-web-controls > label" if view["kind"] == "web" else ":scope > .widget-hbox > *"
+            for control, spec in zip(self.handle(k).query_selector_all(rows), view["controls"]):
                 label = spec["label"] or spec["kind"]
                 if spec["kind"] == "text":
                     self.text(k, name, label, control.query_selector("input"), spec["value"])
                 elif spec["kind"] == "range":
                     self.range(k, name, label, control.query_selector("input"))
-                elif spec["kind"] == "dropdown":
-                    self.dropdown(k, name, label, control.query_selector("select"))
-        else:
-            controls = self.handle(k).query_selector_all(":scope > .widget-hbox > *")
-            for control, spec in zip(controls, view["controls"]):
-                label = spec["label"] or spec["kind"]
-                if spec["kind"] == "text":
-                    self.text(k, name, label, control.query_selector("input"), spec["value"])
                 elif spec["kind"] == "slider":
                     self.slider(k, name, label, control.query_selector(".noUi-handle"))
                 elif spec["kind"] == "dropdown":
