@@ -71,6 +71,15 @@ def test_a_tensor_token_id_is_accepted():
     assert run_checker("ch04b.ex2", lambda *a: torch.tensor(ch04b._sample_reference(*a)))[0]
 
 
+def test_a_numpy_integer_token_id_is_judged_by_its_value():
+    import numpy as np
+
+    ok, _ = run_checker("ch04b.ex2", lambda logits, t, u: np.int64(ch04b._sample_reference(logits, t, u)))
+    assert ok
+    ok, message = run_checker("ch04b.ex2", lambda logits, t, u: np.int64(0))
+    assert not ok and "most likely token" in message
+
+
 def test_bigram_reference_by_hand():
     # train bigrams: 0->1 x3, 1->2 x3, 1->1 x1, 2->0 x2; with V = 3 and add-one:
     # P(1|0) = 4/6, P(2|1) = 4/7, P(2|2) = 1/5, P(0|2) = 3/5; the test sequence has 4 bigrams

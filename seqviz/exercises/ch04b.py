@@ -13,6 +13,7 @@ grading runs after the check (``@hidden_test``, :mod:`seqviz.exercises.hidden`).
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 
@@ -129,6 +130,8 @@ def check_sample(answer):
         logits = torch.tensor(values)
         got = answer(logits.clone(), temperature, u)
         if isinstance(got, torch.Tensor) and got.numel() == 1 and not got.is_floating_point():
+            got = int(got)
+        if isinstance(got, numbers.Integral) and not isinstance(got, bool):   # a numpy integer is an id too
             got = int(got)
         if isinstance(got, bool) or not isinstance(got, int):
             raise Feedback(f"sample_token should return an int token id, got {type(got).__name__} {got!r}.")
