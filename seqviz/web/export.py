@@ -9,6 +9,8 @@ Used by the views of :mod:`seqviz.web`: ``sticky_note``, ``gates``, ``translatio
 
 from __future__ import annotations
 
+import re
+
 from torch import nn
 
 from ..models import GRU, LSTM, RNN
@@ -54,3 +56,13 @@ def vocabulary(vocab, pattern: str = r"\S+", lower: bool = True, max_tokens: int
         raise ValueError(f"expected a seqviz.data.Vocab (with .itos), got {type(vocab).__name__}")
     return {"itos": list(vocab.itos), "specials": list(getattr(vocab, "specials", ())), "pattern": pattern,
             "lower": bool(lower), "max_tokens": int(max_tokens)}
+
+
+def known_ids(sentence: str, vocab, pattern: str = r"\S+") -> list[int] | None:
+    """The ids of ``sentence`` split as the page splits it (``re.findall(pattern, sentence.lower())``), or None
+    when it is empty or has a word the model does not know (special tokens included): then the page shows its
+    message and there are no seqviz numbers to compare."""
+    tokens = re.findall(pattern, sentence.lower())
+    if not tokens or any(t not in vocab.stoi or t in vocab.specials for t in tokens):
+        return None
+    return vocab.encode(tokens)

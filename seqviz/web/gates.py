@@ -10,8 +10,6 @@ Used by chapter 4.
 
 from __future__ import annotations
 
-import re
-
 import torch
 
 from . import export
@@ -69,12 +67,11 @@ def gates_view(model, vocab, sentence: str, *, units=None, unit_labels=None, ord
                                      for i in range(layer + 1)}   # the head and the layers above: not needed
     needed = {k: v for k, v in weights.items() if k in wanted}
     info = {**info, "layer": layer}
-    tokens = re.findall(pattern, sentence.lower())
-    if not tokens or any(t not in vocab.stoi or t in vocab.specials for t in tokens):
+    ids = export.known_ids(sentence, vocab, pattern)
+    if ids is None:
         raise ValueError(f"the first sentence must be words the model knows, got {sentence!r}")
     with torch.no_grad():   # seqviz's numbers for the first sentence: the browser check compares the page's
-        ids = torch.tensor([vocab.encode(tokens)], device=model.embedding.weight.device)
-        _, trace = model.features(ids, return_trace=True)
+        _, trace = model.features(torch.tensor([ids], device=model.embedding.weight.device), return_trace=True)
     expected = {"gates": {g: trace[g][layer, 0][:, order] for g in gates}}
     return WebView("gates", needed, export.vocabulary(vocab, pattern),
                    {"model": info, "sentence": sentence, "gates": gates, "order": order, "belt": belt,

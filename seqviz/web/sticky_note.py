@@ -8,8 +8,6 @@ Tests: ``tests/test_web_views.py``.
 
 from __future__ import annotations
 
-import re
-
 import torch
 
 from . import export
@@ -29,13 +27,12 @@ def sticky_note_view(model, vocab, sentence: str, *, class_names, track: int = 0
         raise ValueError(f"expected {model.head.out_features} class names, got {len(class_names)}")
     if not 0 <= int(track) < len(class_names):
         raise ValueError(f"track must be a class index in 0..{len(class_names) - 1}, got {track}")
-    tokens = re.findall(pattern, sentence.lower())
-    unknown = [t for t in tokens if t not in vocab.stoi or t in vocab.specials]
-    if not tokens or unknown:
-        raise ValueError(f"the first sentence must be words the model knows, got {sentence!r} (unknown: {unknown})")
+    ids = export.known_ids(sentence, vocab, pattern)
+    if ids is None:
+        raise ValueError(f"the first sentence must be words the model knows, got {sentence!r}")
     device = model.embedding.weight.device
     with torch.no_grad():   # seqviz's numbers for the first sentence: the browser check compares the page's
-        _, trace = model.features(torch.tensor([vocab.encode(tokens)], device=device), return_trace=True)
+        _, trace = model.features(torch.tensor([ids], device=device), return_trace=True)
         states = trace["h"][-1, 0]
         expected = {"states": states, "probs": model.head(states).softmax(-1)}
     return WebView("sticky_note", weights, export.vocabulary(vocab, pattern),

@@ -63,7 +63,7 @@ def alignment_view(model, src_vocab, tgt_vocab, sentence: str, *, extra_steps: i
         raise ValueError("alignment_view needs a Seq2Seq with attention (built with attention=True), got one without")
     options = _options(model, tgt_vocab, sentence, title, extra_steps) | {"model": info, "heading": heading}
     expected = {}
-    ids = _known_ids(sentence, src_vocab)
+    ids = export.known_ids(sentence, src_vocab)
     if ids is not None:   # seqviz's greedy translation and its weights: the browser check compares the page's
         with torch.no_grad():
             output, weights = model.greedy(torch.tensor([ids], device=_device(model)), max_len=len(ids) + extra_steps)
@@ -97,7 +97,7 @@ def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3,
         "model": info, "beam_size": beam_size, "alpha": float(alpha), "max_beam": max_beam,
         "max_alpha": float(max_alpha), "pruned_per_step": pruned_per_step}
     expected = {}
-    ids = _known_ids(sentence, src_vocab)
+    ids = export.known_ids(sentence, src_vocab)
     if ids is not None:   # seqviz's hypotheses for the first sentence: the browser check compares the page's
         with torch.no_grad():
             hypotheses = beam_search(model.log_prob_fn(ids), model.bos_id,
@@ -110,11 +110,3 @@ def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3,
 
 def _device(model):
     return next(model.parameters()).device
-
-
-def _known_ids(sentence: str, vocab) -> list[int] | None:
-    """The ids of a sentence of known words, or None (the page then shows its message, nothing to compare)."""
-    words = sentence.lower().split()
-    if not words or any(w not in vocab.stoi or w in vocab.specials for w in words):
-        return None
-    return vocab.encode(words)
