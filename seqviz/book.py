@@ -4,9 +4,26 @@
 writes ``{glue:text}`name:.1%``` and the book shows the value this run produced, so no
 figure in the text is ever typed by hand. Outside a book build (Colab, JupyterLab) it
 prints ``name = value`` so the reader still sees the number.
+
+``say(name, outcome, sentences, **values)`` is how a chapter states a *judgement* computed from the run: the
+hidden cell decides the outcome (``"higher"``, ``"similar"`` ...) from the numbers, and ``say`` glues the whole
+sentence written for that outcome, never a word spliced into a template. The sentences may name numbers
+(``{ratio:.1f}``), filled from ``values``. ``compare``, ``compare_runs`` and ``compare_times`` give the outcomes
+for two numbers, two sets of runs, and two sets of repeated timings (judged only beyond their measured spread).
+Every sentence goes through one translation hook, ``translate``, so that a chapter's hidden cells are the same
+code in every edition of the book (``set_language``).
 """
 
 from __future__ import annotations
+
+import math
+import string
+from collections.abc import Callable, Mapping
+
+LANGUAGES = ("en", "zh")
+_language = "en"
+# language -> function(english sentence) -> that language's sentence; the Chinese edition registers its own.
+_TRANSLATORS: dict[str, Callable[[str], str]] = {}
 
 
 def glue(name: str, value, display: bool = False):
@@ -33,54 +50,151 @@ def glue(name: str, value, display: bool = False):
 
 
 def compare_word(a, b, words, rel_tol: float = 0.05) -> str:
-    """The word that says how measured ``a`` compares with measured ``b``.
-
-    ``words`` is ``(greater, similar, smaller)``, e.g. ``("slower than", "about as fast as", "faster than")``
-    for two times. ``a`` counts as similar to ``b`` when ``|a - b| <= rel_tol * max(|a|, |b|)``. Chapters glue
-    the result next to the numbers, so a sentence that judges a run is computed from the same run and stays true
-    on a GPU, in Colab and in quick mode. NaN or infinite inputs raise ``ValueError``: no word fits them.
-    """
-    import math
-
+    """``words[i]`` for :func:`compare`'s outcome ("higher", "similar", "lower"); ``words`` is
+    ``(greater, similar, smaller)``. For internal labels (chapter 10's guide); a chapter's prose uses
+    :func:`say`, which glues a whole sentence per outcome."""
     if isinstance(words, str) or len(words) != 3 or not all(isinstance(w, str) for w in words):
         raise ValueError(f"words must be three strings (greater, similar, smaller), got {words!r}")
-    if rel_tol < 0:
-        raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
-    a, b = (float(v.item() if hasattr(v, "item") else v) for v in (a, b))
-    if not (math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(f"compare_word needs two finite numbers, got {a} and {b}")
-    if abs(a - b) <= rel_tol * max(abs(a), abs(b)):
-        return words[1]
-    return words[0] if a > b else words[2]
+    try:
+        outcome = compare(a, b, rel_tol)
+    except ValueError as error:
+        raise ValueError(f"compare_word needs two finite numbers: {error}") from None
+    return words[("higher", "similar", "lower").index(outcome)]
 
 
 def compare_spread(a, b, words, margin: float = 0.0) -> str:
-    """The word that says how the runs of ``a`` compare with the runs of ``b``, seeds and all.
-
-    ``a`` and ``b`` are the per-seed results of two models (any sequences of numbers); ``words`` is
-    ``(greater, overlapping, smaller)``. It returns ``greater`` only when every run of ``a`` beat every run of
-    ``b`` by more than ``margin`` (``min(a) > max(b) + margin``), ``smaller`` when every run of ``a`` is below every
-    run of ``b`` by more than ``margin``, and ``overlapping`` otherwise: when the ranges over seeds overlap (or are
-    closer than the measurement's own noise, which ``margin`` states), the run does not say which is better. Chapters
-    4 and 5 glue it beside the spread, so that a verdict over seeds is never stronger than the seeds allow.
-    """
-    import math
-
+    """``words[i]`` for :func:`compare_runs`'s outcome ("higher", "overlap", "lower"); ``words`` is
+    ``(greater, overlapping, smaller)``."""
     if isinstance(words, str) or len(words) != 3 or not all(isinstance(w, str) for w in words):
         raise ValueError(f"words must be three strings (greater, overlapping, smaller), got {words!r}")
-    values = []
-    for name, runs in (("a", a), ("b", b)):
-        runs = runs.tolist() if hasattr(runs, "tolist") else runs
-        runs = [runs] if isinstance(runs, (int, float)) else list(runs)
-        runs = [float(v) for v in runs]
-        if not runs or not all(math.isfinite(v) for v in runs):
-            raise ValueError(f"{name} must be a non-empty sequence of finite numbers, got {runs!r}")
-        values.append(runs)
-    if not (math.isfinite(margin) and margin >= 0):
+    return words[("higher", "overlap", "lower").index(compare_runs(a, b, margin))]
+
+
+def set_language(language: str) -> None:
+    """The language of the sentences ``say`` glues from now on: ``"en"`` (the default) or ``"zh"``.
+
+    A chapter of the Chinese edition calls ``set_language("zh")`` once, in its imports cell; nothing else in
+    its code differs from the English chapter's.
+    """
+    global _language
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}")
+    _language = language
+
+
+def language() -> str:
+    """The language ``say`` writes in (``set_language``)."""
+    return _language
+
+
+def register_translator(language: str, translate_fn: Callable[[str], str]) -> None:
+    """Let ``translate`` render English sentences in ``language`` with ``translate_fn(sentence) -> str``."""
+    if language not in LANGUAGES or language == "en":
+        raise ValueError(f"a translator is for one of {LANGUAGES[1:]}, got {language!r}")
+    if not callable(translate_fn):
+        raise ValueError(f"translate_fn must be callable, got {type(translate_fn).__name__}")
+    _TRANSLATORS[language] = translate_fn
+
+
+def translate(sentence: str) -> str:
+    """``sentence`` (English, placeholders unfilled) in the current language; English itself when that is "en"."""
+    if _language == "en":
+        return sentence
+    if _language not in _TRANSLATORS:
+        raise ValueError(f"no translations for language {_language!r} are registered (register_translator)")
+    return _TRANSLATORS[_language](sentence)
+
+
+def _fill(sentence: str, values: Mapping) -> str:
+    names = {field for _, field, _, _ in string.Formatter().parse(sentence) if field}
+    missing = sorted(n for n in names if n.split(".")[0].split("[")[0] not in values)
+    if missing:
+        raise ValueError(f"the sentence {sentence!r} names {missing}, which say() was not given")
+    return sentence.format(**values)
+
+
+def say(name: str, outcome, sentences: Mapping, **values) -> str:
+    """Glue under ``name`` the sentence written for ``outcome``, and return it.
+
+    ``sentences`` maps every possible outcome to a whole English sentence (or several); ``values`` fill the
+    sentence's ``{placeholders}``, with their format (``{ratio:.1f}``). The hidden cell that computes ``outcome``
+    is the only place the judgement is made, so the text agrees with the run in full mode, quick mode and on a
+    GPU::
+
+        say("clip_verdict", compare(with_clip, without_clip, rel_tol=0.05), {
+            "higher": "Clipping helped: {gain:.0%} more sentences came out right.",
+            "similar": "Clipping made no difference here.",
+            "lower": "Clipping hurt here."}, gain=with_clip - without_clip)
+    """
+    if not isinstance(sentences, Mapping) or not sentences:
+        raise ValueError(f"sentences must be a non-empty dict outcome -> sentence, got {type(sentences).__name__}")
+    if outcome not in sentences:
+        raise ValueError(f"no sentence for the outcome {outcome!r}; the sentences cover {list(sentences)}")
+    sentence = sentences[outcome]
+    if not isinstance(sentence, str) or not sentence.strip():
+        raise ValueError(f"the sentence for {outcome!r} must be a non-empty string, got {sentence!r}")
+    values = {k: (v.item() if hasattr(v, "item") and getattr(v, "ndim", 1) == 0 else v) for k, v in values.items()}
+    text = _fill(translate(sentence), values)
+    glue(name, text)
+    return text
+
+
+def _finite(name: str, value) -> float:
+    value = float(value.item() if hasattr(value, "item") else value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    return value
+
+
+def _runs(name: str, runs) -> list[float]:
+    runs = runs.tolist() if hasattr(runs, "tolist") else runs
+    runs = [runs] if isinstance(runs, (int, float)) else list(runs)
+    if not runs:
+        raise ValueError(f"{name} must be a non-empty sequence of finite numbers, got []")
+    return [_finite(f"every value of {name}", v) for v in runs]
+
+
+def compare(a, b, rel_tol: float = 0.05) -> str:
+    """``"higher"``, ``"similar"`` or ``"lower"``: how ``a`` compares with ``b``, where two numbers within
+    ``rel_tol`` of the larger one's size are similar."""
+    a, b, rel_tol = _finite("a", a), _finite("b", b), _finite("rel_tol", rel_tol)
+    if rel_tol < 0:
+        raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
+    if abs(a - b) <= rel_tol * max(abs(a), abs(b)):
+        return "similar"
+    return "higher" if a > b else "lower"
+
+
+def compare_runs(a, b, margin: float = 0.0) -> str:
+    """``"higher"`` when every run of ``a`` beat every run of ``b`` by more than ``margin``, ``"lower"`` in the
+    mirror case, ``"overlap"`` otherwise: where the ranges over seeds overlap, the run does not say which is better."""
+    a, b, margin = _runs("a", a), _runs("b", b), _finite("margin", margin)
+    if margin < 0:
         raise ValueError(f"margin must be a finite number >= 0, got {margin}")
-    (a, b) = values
     if min(a) > max(b) + margin:
-        return words[0]
+        return "higher"
     if max(a) < min(b) - margin:
-        return words[2]
-    return words[1]
+        return "lower"
+    return "overlap"
+
+
+def compare_times(a, b, min_ratio: float = 1.1) -> str:
+    """``"slower"``, ``"similar"`` or ``"faster"``: how the repeated timings ``a`` compare with ``b``.
+
+    A timing is noisy, so one is called slower only when every repeat of it took longer than every repeat of the
+    other (the ranges do not overlap) *and* the medians differ by at least ``min_ratio``; otherwise "similar".
+    Each side needs at least two repeats: one timing has no spread to judge by.
+    """
+    a, b, min_ratio = _runs("a", a), _runs("b", b), _finite("min_ratio", min_ratio)
+    if len(a) < 2 or len(b) < 2:
+        raise ValueError(f"compare_times needs at least two repeats of each timing, got {len(a)} and {len(b)}")
+    if min_ratio < 1:
+        raise ValueError(f"min_ratio must be >= 1, got {min_ratio}")
+    if min(a + b) <= 0:
+        raise ValueError("timings must be positive")
+    med_a, med_b = sorted(a)[len(a) // 2], sorted(b)[len(b) // 2]
+    if min(a) > max(b) and med_a >= min_ratio * med_b:
+        return "slower"
+    if max(a) < min(b) and med_b >= min_ratio * med_a:
+        return "faster"
+    return "similar"

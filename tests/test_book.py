@@ -80,3 +80,77 @@ def test_compare_spread_refuses_bad_input():
         sv.book.compare_spread([], [2.0], SPREAD)
     with pytest.raises(ValueError, match="finite"):
         sv.book.compare_spread([math.nan], [2.0], SPREAD)
+
+
+# --- say / compare / compare_runs / compare_times: whole sentences chosen from the run -------------------------
+
+SENTENCES = {"higher": "Clipping helped: {gain:.0%} more sentences came out right.",
+             "similar": "Clipping made no difference here.",
+             "lower": "Clipping hurt here, by {gain:.0%}."}
+
+
+def test_say_glues_the_whole_sentence_for_the_outcome():
+    text = sv.book.say("clip_verdict", sv.book.compare(0.9, 0.7), SENTENCES, gain=0.2)
+    assert text == "Clipping helped: 20% more sentences came out right."
+    assert sv.book.say("v", sv.book.compare(0.7, 0.71), SENTENCES) == "Clipping made no difference here."
+
+
+def test_say_refuses_a_missing_outcome_or_value():
+    with pytest.raises(ValueError, match="no sentence for the outcome 'overlap'"):
+        sv.book.say("v", "overlap", SENTENCES)
+    with pytest.raises(ValueError, match=r"names \['gain'\]"):
+        sv.book.say("v", "higher", SENTENCES)
+    with pytest.raises(ValueError, match="non-empty dict"):
+        sv.book.say("v", "higher", {})
+    with pytest.raises(ValueError, match="non-empty string"):
+        sv.book.say("v", "higher", {"higher": ""})
+
+
+def test_say_takes_tensor_and_numpy_values():
+    assert sv.book.say("v", "lower", SENTENCES, gain=torch.tensor(0.5)) == "Clipping hurt here, by 50%."
+    assert sv.book.say("v", "lower", SENTENCES, gain=np.float64(0.25)) == "Clipping hurt here, by 25%."
+
+
+def test_say_goes_through_the_translator_of_the_language():
+    try:
+        with pytest.raises(ValueError, match="no translations"):
+            sv.book.set_language("zh")
+            sv.book.say("v", "similar", SENTENCES)
+        sv.book.register_translator("zh", {"Clipping hurt here, by {gain:.0%}.": "裁剪在这里有害,差 {gain:.0%}。"}.get)
+        assert sv.book.say("v", "lower", SENTENCES, gain=0.5) == "裁剪在这里有害,差 50%。"
+        assert sv.book.language() == "zh"
+    finally:
+        sv.book.set_language("en")
+        sv.book._TRANSLATORS.clear()
+    with pytest.raises(ValueError, match="language must be one of"):
+        sv.book.set_language("fr")
+
+
+@pytest.mark.parametrize("a, b, expected", [(2.0, 1.0, "higher"), (1.0, 2.0, "lower"), (1.04, 1.0, "similar"),
+                                            (0.0, 0.0, "similar")])
+def test_compare(a, b, expected):
+    assert sv.book.compare(a, b) == expected
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ([1.0, 1.1, 1.05], [2.0, 2.1, 2.2], "faster"),
+    ([2.0, 2.1, 2.2], [1.0, 1.1, 1.05], "slower"),
+    ([1.0, 3.0], [1.5, 1.6], "similar"),            # the ranges overlap: timing noise is not a verdict
+    ([1.05, 1.06], [1.0, 1.01], "similar"),         # apart, but less than 10 % apart
+])
+def test_compare_times_judges_only_beyond_the_spread(a, b, expected):
+    assert sv.book.compare_times(a, b) == expected
+
+
+@pytest.mark.parametrize("a, b, match", [([1.0], [1.0, 2.0], "at least two repeats"),
+                                         ([0.0, 1.0], [1.0, 2.0], "positive"),
+                                         ([math.nan, 1.0], [1.0, 2.0], "finite")])
+def test_compare_times_refuses_bad_input(a, b, match):
+    with pytest.raises(ValueError, match=match):
+        sv.book.compare_times(a, b)
+
+
+def test_compare_runs_outcomes():
+    assert sv.book.compare_runs([0.9, 0.95], [0.7, 0.8]) == "higher"
+    assert sv.book.compare_runs([0.7, 0.95], [0.8, 0.9]) == "overlap"
+    assert sv.book.compare_runs([0.7], [0.8, 0.9], margin=0.05) == "lower"
