@@ -153,7 +153,7 @@ def test_gates_view_exports_only_what_it_draws_and_checks_its_arguments():
     assert spec["options"]["belt_units"] == list(range(12)) and spec["options"]["unit_labels"][0] == "unit 0"
     with pytest.raises(ValueError, match="no gates"):
         gates_view(*make_classifier("rnn"), FIRST)
-    with pytest.raises(ValueError, match="layer must be in 0..1"):
+    with pytest.raises(ValueError, match="layer must be an int in -2..1"):
         gates_view(model, vocab, FIRST, layer=2)
     with pytest.raises(ValueError, match="trace"):
         gates_view(model, vocab, FIRST, gates=["update"])
