@@ -107,6 +107,9 @@ def _check_args(bos_id, eos_id, max_len, beam_size=1, length_penalty=0.0):
 def _call(log_prob_fn, prefixes: torch.Tensor, ids: tuple[int, ...] = ()) -> torch.Tensor:
     """``log_prob_fn(prefixes)``, checked: (k, V) log-probabilities (no NaN, none above 0), and every id of
     ``ids`` (bos, eos) inside the vocabulary of V tokens (an eos the model cannot emit never ends a search)."""
+    if not callable(log_prob_fn):
+        raise ValueError(f"log_prob_fn must be a function prefixes (k, t) -> log-probabilities (k, V), got "
+                         f"{type(log_prob_fn).__name__}")
     log_probs = log_prob_fn(prefixes)
     k = prefixes.shape[0]
     if not isinstance(log_probs, torch.Tensor) or log_probs.dim() != 2 or log_probs.shape[0] != k:

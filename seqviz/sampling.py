@@ -23,6 +23,7 @@ Used by chapter 4b (language models), its exercises and its live view.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import torch
@@ -137,6 +138,9 @@ def sample(model, prompt_ids, steps: int, *, temperature: float = 1.0, top_k: in
                          f"got {type(model).__name__}")
     parameter = next(model.parameters(), None) if hasattr(model, "parameters") else None
     device = parameter.device if parameter is not None else torch.device("cpu")
+    if isinstance(stop_ids, (str, bytes)) or not hasattr(stop_ids, "__iter__") or \
+            not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in stop_ids):
+        raise ValueError(f"stop_ids must be a list of token ids, got {stop_ids!r}")
     stop = {int(s) for s in stop_ids}
     out, probs, dists, used = [], [], [], []
     with torch.no_grad():

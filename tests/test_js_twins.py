@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 import subprocess
 from pathlib import Path
 
@@ -568,3 +569,28 @@ def test_a_planted_bug_in_the_page_fails_these_tests(node, tmp_path, monkeypatch
     kwargs = {"kind": "gru"} if test is test_each_recurrent_cell_equals_seqviz else {}
     with pytest.raises(AssertionError):
         test(node, tmp_path, **kwargs)
+
+
+# -- the layout of web/js/ -----------------------------------------------------------------------------------
+
+JS = Path(__file__).resolve().parents[1] / "seqviz" / "web" / "js"
+
+
+def test_each_numeric_twin_is_one_file_whose_header_names_its_python_original():
+    repo = JS.parents[2]
+    defined: dict[str, list[str]] = {}
+    for path in sorted(JS.rglob("*.js")):
+        text = path.read_text()
+        for name in re.findall(r"^\s*(nn(?:\.\w+)+|views\.\w+)\s*=\s*", text, flags=re.M):
+            defined.setdefault(name, []).append(path.relative_to(JS).as_posix())
+        if path.parent.name == "nn" and path.name != "core.js":
+            header = text.split('"use strict"')[0]
+            originals = re.findall(r"seqviz/[\w/]+\.py", header)
+            assert originals, f"js/nn/{path.name}'s header names no Python original (seqviz/....py)"
+            for original in originals:
+                assert (repo / original).exists(), f"js/nn/{path.name} names {original}, which does not exist"
+    twice = {name: files for name, files in defined.items() if len(files) > 1}
+    assert not twice, f"defined in more than one file: {twice}"
+    numeric = {name for name, files in defined.items() if name.startswith("nn.")}
+    assert all(defined[name][0].startswith("nn/") for name in numeric), "a numeric twin lives outside js/nn/"
+    assert all(defined[name][0].startswith("views/") for name in defined if name.startswith("views."))

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from seqviz.models import GRU
-from seqviz.measure import (activation_bytes, count_parameters, crossover, fit_power_law, fitted_growth,
+from seqviz.measure import (Stopwatch, activation_bytes, count_parameters, crossover, fit_power_law, fitted_growth,
                             markdown_table, match_parameters, measure, spread_cell, time_call)
 
 F32 = 4  # bytes per float32
@@ -108,6 +108,24 @@ def test_time_call_is_the_median_per_call():
     assert 0.002 <= seconds < 0.02
     # one warm-up, one to size the inner loop, then 3 repeats of at least min_time / once calls each
     assert len(calls) >= 2 + 3 * 2
+
+
+def test_the_stopwatch_adds_its_intervals_and_leaves_the_pauses_out():
+    import time
+
+    clock = Stopwatch()
+    with clock:
+        time.sleep(0.01)
+    time.sleep(0.25)   # off the clock
+    clock.start()
+    time.sleep(0.01)
+    running = clock.elapsed()
+    total = clock.stop()
+    assert 0.02 <= running <= total < 0.25 and not clock.running   # the pause would make it >= 0.27
+    with pytest.raises(ValueError, match="not running"):
+        clock.stop()
+    with pytest.raises(ValueError, match="already running"):
+        clock.start().start()
 
 
 # -- growth -------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ encoder-decoders (5-7): ``attention``, ``seq2seq``; Transformers (8-10): ``mha``
 
 from .attention import AdditiveAttention, masked_softmax, padding_mask
 from .bert import BertClassifier, BertMini, mlm_accuracy, nsp_accuracy, pretraining_loss
-from .cells import CELLS, recurrent, seqviz_twin
+from .cells import CELLS, make_recurrent, seqviz_twin
 from .classifier import BagOfWords, CausalCNN, SequenceClassifier, WindowMLP, last_step
 from .encoders import KINDS, make_block, make_encoder
 from .forecast import Forecaster
@@ -24,7 +24,7 @@ from .tbptt import TruncatedBPTT
 from .transformer import TransformerDecoderLayer, TransformerEncoderLayer, TransformerSeq2Seq
 
 __all__ = ["BagOfWords", "CELLS", "CausalCNN", "GRU", "LSTM", "RNN", "RecurrentBase", "SequenceClassifier",
-           "TruncatedBPTT", "WindowMLP", "last_step", "recurrent", "seqviz_twin",
+           "TruncatedBPTT", "WindowMLP", "last_step", "make_recurrent", "seqviz_twin",
            # chapters 5-7
            "AdditiveAttention", "Encoder", "Seq2Seq", "Tagger", "masked_softmax", "padding_mask", "reverse_padded",
            "sequence_accuracy", "sequence_loss", "token_accuracy",

@@ -13,12 +13,14 @@ Used by the views of :mod:`seqviz.web`: ``sticky_note``, ``gates``, ``generate``
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from pathlib import Path
 
+import torch
 from torch import nn
 
-from ..models import GRU, LSTM, RNN
+from ..models import GRU, LSTM, RNN, seqviz_twin
 
 CELLS = ((RNN, "rnn"), (LSTM, "lstm"), (GRU, "gru"), (nn.RNN, "rnn"), (nn.LSTM, "lstm"), (nn.GRU, "gru"))
 NAMES: dict = {family: roles for family, roles in json.loads((Path(__file__).parent / "names.json").read_text()).items()
@@ -95,7 +97,7 @@ def vocabulary(vocab, pattern: str = r"\S+", lower: bool = True, max_tokens: int
     if not isinstance(lower, bool):
         raise ValueError(f"lower must be True or False, got {lower!r}")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"the most tokens a view reads must be an int >= 1, got {max_tokens!r}")
+        raise ValueError(f"max_tokens (the most tokens a view reads) must be an int >= 1, got {max_tokens!r}")
     return {"itos": list(vocab.itos), "specials": list(getattr(vocab, "specials", ())), "pattern": pattern,
             "lower": lower, "max_tokens": max_tokens}
 
@@ -123,8 +125,6 @@ def check_names(values, what: str) -> list[str]:
 
 def check_int(value, what: str, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low .. high`` (a bool, a float or a string is refused, not rounded)."""
-    import numbers
-
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or \
             (high is not None and value > high):
         span = f"in {low}..{high}" if high is not None else f">= {low}"
@@ -141,10 +141,6 @@ def check_title(title, what: str = "title") -> str:
 def classifier_trace(model, ids) -> dict:
     """seqviz's trace of a ``SequenceClassifier`` reading one sentence ``ids`` (a list): ``model.features``'s,
     with a ``torch.nn`` encoder read through its seqviz twin (same weights), which records the gates."""
-    import torch
-
-    from ..models import seqviz_twin
-
     device = model.embedding.weight.device
     with torch.no_grad():
         x = model.embedding(torch.tensor([ids], device=device))   # (1, T, E)

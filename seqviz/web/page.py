@@ -1,12 +1,14 @@
 """A live view as one piece of HTML that runs wherever a browser shows it.
 
 :class:`WebView` writes a ``<div class="seqviz-web">`` holding the view's spec (weights, vocabulary,
-options) as JSON, a still picture, and the page's script (every file of ``js/``, inlined once per view,
-defined once per page). The script computes the model's forward pass and draws the
+options, seqviz's own numbers for the first input) as JSON, a still picture, and the page's script
+(:func:`bundle`: ``names.json``, the numeric twins of ``js/nn/`` and the views of ``js/views/``, inlined in
+every view's output, defined once per page). The script computes the model's forward pass and draws the
 picture in the reader's browser, so the same output is live in the published book (no kernel), in
-JupyterLab and in Colab. Without JavaScript (or printed) the reader sees the still.
+JupyterLab and in Colab (which shows each output in its own frame: each must carry everything). Without
+JavaScript (or printed) the reader sees the still.
 
-Used by every view of :mod:`seqviz.web` (chapters 2, 4, 6, 7, 8 and 9).
+Used by every view of :mod:`seqviz.web` (chapters 2, 4, 4b, 6, 7, 8 and 9).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import html
 import json
 import math
 from pathlib import Path
+
+import numpy as np
 
 JS = Path(__file__).parent / "js"
 FIRST = ("nn/core.js", "views/ui.js")   # each folder's core first, then its files sorted; views/mount.js last
@@ -66,8 +70,6 @@ def bundle() -> str:
 def tensor(value, name: str = "a tensor") -> dict:
     """A tensor or array for the page: its shape and its float32 bytes (little-endian), base64. Every value must be
     finite: a NaN or infinite weight would make the page draw NaN, so it is refused here, by ``name``."""
-    import numpy as np
-
     if hasattr(value, "detach"):
         array = value.detach().cpu().numpy()
     else:
@@ -117,7 +119,7 @@ def _still_html(still) -> str:
     """A still picture as an <img>: PNG bytes, an object with PNG ``.data`` (IPython Image) or a figure."""
     if still is None:
         return ""
-    if hasattr(still, "savefig"):
+    if hasattr(still, "savefig"):   # a matplotlib figure: seqviz.viz, which loads plotly and ipywidgets, only now
         from ..viz._plumbing import figure_png
 
         still = figure_png(still, dpi=80)

@@ -1,4 +1,4 @@
-// seqviz.nn's conveyor belt, the twin of seqviz/viz/gates.py's forget_survival: the share of an LSTM's cell
+// seqviz.nn's conveyor belt, the twin of seqviz/viz/gates/data.py's forget_survival: the share of an LSTM's cell
 // state written at token `start` that is still on the belt at each later token s, S = f[start+1] * ... * f[s].
 "use strict";
 
