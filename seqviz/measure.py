@@ -36,7 +36,8 @@ from torch import nn
 
 from .config import model_device
 
-__all__ = ["Stopwatch", "activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law", "fitted_growth",
+__all__ = ["Stopwatch", "activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law",
+           "fitted_growth",
            "largest_difference", "markdown_table", "match_parameters", "measure", "spread_cell", "time_call"]
 
 
@@ -163,8 +164,8 @@ def activation_bytes(fn: Callable[[], object], *, return_result: bool = False):
     if not callable(fn):
         raise ValueError(f"activation_bytes expects a function that runs the forward pass, got {type(fn).__name__}")
     if not torch.is_grad_enabled() or torch.is_inference_mode_enabled():
-        raise ValueError("activation_bytes needs gradients on: under torch.no_grad() (or inference_mode) autograd saves "
-                         "nothing, so the count would be 0 whatever the model; call it outside no_grad")
+        raise ValueError("activation_bytes needs gradients on: under torch.no_grad() (or inference_mode) autograd "
+                         "saves nothing, so the count would be 0 whatever the model; call it outside no_grad")
     storages: dict[tuple, int] = {}
     held = []  # keep every saved tensor alive until the count is done, so no address is reused meanwhile
 

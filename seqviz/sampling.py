@@ -3,7 +3,7 @@
 :func:`sample` continues a prompt with any model that has ``prefill(ids (1, T)) -> (logits (1, V), state)``
 and ``step(ids (1, 1), state) -> (logits (1, V), state)`` (``seqviz.models.GRULM`` and ``TransformerLM``).
 Each step draws the next token by the book's one rule, which the live view of the chapter
-(``seqviz/web/js/generate.js``) follows number for number:
+(``seqviz/web/js/nn/sampling.js``) follows number for number:
 
 1. ``z = (logits - max logit) / temperature`` (float64);
 2. keep the ``top_k`` largest logits (ties: the lower id first); every other token gets probability 0;

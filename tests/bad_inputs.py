@@ -493,7 +493,8 @@ def _measure():
     bad("measure", "fit_power_law: strings", lambda: fit_power_law(["a", "b"], [1, 2]), "x must")
     bad("measure", "fit_power_law: None", lambda: fit_power_law(None, None), "x must")
     bad("measure", "fit_power_law: a string", lambda: fit_power_law("12", [1, 2]), "x must")
-    bad("measure", "crossover: a fit with c < 0 (a complex answer)", lambda: crossover((1.0, -1.0), (2.0, 1.0)), "c > 0")
+    bad("measure", "crossover: a fit with c < 0 (a complex answer)", lambda: crossover((1.0, -1.0), (2.0, 1.0)),
+        "c > 0")
     bad("measure", "crossover: a string", lambda: crossover("ab", (1.0, 2.0)), "fit")
     bad("measure", "crossover: three numbers", lambda: crossover((1.0, 2.0, 3.0), (1.0, 2.0)), "fit")
     bad("measure", "crossover: a NaN exponent", lambda: crossover((NAN, 1.0), (1.0, 1.0)), "finite")
@@ -677,7 +678,8 @@ def _experiments():
     bad("experiments", "finetune_evidence: label_count 0", lambda: finetune_evidence(label_count=0), "label_count")
     bad("experiments", "finetune_evidence: label_count True", lambda: finetune_evidence(label_count=True),
         "label_count")
-    bad("experiments", "finetune_evidence: pretrain_steps -1", lambda: finetune_evidence(pretrain_steps=-1, progress=False),
+    bad("experiments", "finetune_evidence: pretrain_steps -1", lambda: finetune_evidence(pretrain_steps=-1,
+                                                                                         progress=False),
         "pretrain_steps")
     bad("experiments", "finetune_evidence: d_model 10 with 4 heads", lambda: finetune_evidence(
         d_model=10, pretrain_steps=1, finetune_steps=1, n_docs=4, n_pairs=4, n_test=2), "d_model")

@@ -84,8 +84,8 @@ def pytest_terminal_summary(terminalreporter):
     if _skipped_browser_tests:
         n = len(_skipped_browser_tests)
         terminalreporter.write_line(
-            f"seqviz: {n} browser test{'s' if n > 1 else ''} skipped ({browser_missing()}): the page views' controls "
-            f"and drawing went untested; {INSTALL}.", yellow=True, bold=True)
+            f"seqviz: {n} browser test{'s' if n > 1 else ''} skipped: {browser_missing()}, so the page views' "
+            f"controls and drawing went untested; {INSTALL}.", yellow=True, bold=True)
     if _skipped_node_tests:
         terminalreporter.write_line(
             f"seqviz: the golden-vector tests of the page's JavaScript were skipped (node is missing): "

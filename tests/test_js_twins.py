@@ -550,7 +550,8 @@ PLANTED = {   # a bug once missed by every test, as a change to the page's scrip
         "/ Math.pow(maxLen, alpha) <= kth", "/ Math.pow(t, alpha) <= kth",
         test_beam_search_over_tables_equals_seqviz_with_and_without_length_penalty),
     "the GRU's candidate resets the input side": (
-        "n[j] = Math.tanh(a[2 * H + j] + r[j] * b[2 * H + j]);", "n[j] = Math.tanh(r[j] * a[2 * H + j] + b[2 * H + j]);",
+        "n[j] = Math.tanh(a[2 * H + j] + r[j] * b[2 * H + j]);",
+        "n[j] = Math.tanh(r[j] * a[2 * H + j] + b[2 * H + j]);",
         test_each_recurrent_cell_equals_seqviz),
     "a masked key keeps its score": (
         "scores[j] = keyMask && !keyMask[j] ? -Infinity : s * scale;", "scores[j] = s * scale;",

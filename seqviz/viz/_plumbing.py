@@ -29,7 +29,8 @@ def as_array(values, name: str = "values", dims: int | None = None) -> np.ndarra
     try:
         array = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numbers (a tensor, an array or a list), got {type(values).__name__}") from None
+        raise ValueError(f"{name} must be numbers (a tensor, an array or a list), "
+                         f"got {type(values).__name__}") from None
     if dims is not None and array.ndim != dims:
         raise ValueError(f"{name} must be {dims}-D, got shape {array.shape}")
     return array

@@ -59,8 +59,8 @@ def named_weights(model: nn.Module, names) -> dict:
     state = model.state_dict()
     missing = [n for n in names if n not in state]
     if missing:
-        raise ValueError(f"the page reads {missing} (seqviz/web/names.json), which this {type(model).__name__} does not "
-                         f"have: expected the model the view was written for")
+        raise ValueError(f"the page reads {missing} (seqviz/web/names.json), which this {type(model).__name__} does "
+                         f"not have: expected the model the view was written for")
     return {n: state[n].detach() for n in names}
 
 

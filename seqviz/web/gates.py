@@ -1,8 +1,8 @@
 """Chapter 4's gates, live in the reader's browser: :func:`gates_view`.
 
-Type a sentence: the page runs the chapter's trained LSTM (or GRU) on it (``js/gates.js`` on ``js/nn.js``) and
-draws every gate per token, as :class:`seqviz.viz.GatesCanvas` does; a slider picks the token the conveyor
-belt starts from, and the belt panel shows the product of forget gates from there
+Type a sentence: the page runs the chapter's trained LSTM (or GRU) on it (``js/views/gates.js`` on
+``js/nn/recurrent.js``) and draws every gate per token, as :class:`seqviz.viz.GatesCanvas` does; a slider picks
+the token the conveyor belt starts from, and the belt panel shows the product of forget gates from there
 (:func:`seqviz.viz.forget_survival`). Tests: ``tests/test_web_gates.py``.
 
 Used by chapter 4.

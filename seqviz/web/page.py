@@ -125,14 +125,15 @@ def _still_html(still) -> str:
         still = figure_png(still, dpi=80)
     data = getattr(still, "data", still)
     if not isinstance(data, (bytes, bytearray)):
-        raise ValueError(f"still must be PNG bytes, an IPython Image or a matplotlib figure, got {type(still).__name__}")
+        raise ValueError(f"still must be PNG bytes, an IPython Image or a matplotlib figure, "
+                         f"got {type(still).__name__}")
     return f"<img alt='a still of the live view' src='data:image/png;base64,{base64.b64encode(data).decode()}'/>"
 
 
 class WebView:
     """One live view for the browser: ``WebView(view, weights, vocab, options, still)``.
 
-    ``view`` names a function of ``js/views.js``; ``weights`` maps names to tensors
+    ``view`` names a view of ``js/views/``; ``weights`` maps names to tensors
     (:func:`tensor`), ``vocab`` is ``{"itos", "specials", "pattern", "lower", "max_tokens"}`` and
     ``options`` what the view shows (the first sentence, class names ...). ``expected`` holds seqviz's own
     numbers for the first input (names as the view's ``numbers()``): the browser check compares the page's

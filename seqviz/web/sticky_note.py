@@ -1,9 +1,10 @@
 """Chapter 2's sticky note, live in the reader's browser: :func:`sticky_note_view`.
 
 It takes the chapter's trained classifier and vocabulary, exports the weights (:mod:`.export`) and returns a
-:class:`~seqviz.web.page.WebView` of ``views.sticky_note`` (``js/views.js``): type a sentence, move the
-step. ``still`` is the picture shown without JavaScript and in print (``seqviz.viz.NoteCanvas``).
-Tests: ``tests/test_web_views.py``.
+:class:`~seqviz.web.page.WebView` of ``views.sticky_note`` (``js/views/sticky_note.js`` over
+``js/nn/recurrent.js``): type a sentence, move the step. ``still`` is the picture shown without JavaScript and
+in print (``seqviz.viz.NoteCanvas``). Tests: ``tests/test_js_twins.py`` (the numbers, under node),
+``tests/test_web_views.py`` (the view).
 """
 
 from __future__ import annotations

@@ -61,7 +61,8 @@ def _options(model, tgt_vocab, sentence, title, extra_steps) -> dict:
     if not isinstance(sentence, str) or not sentence.split():
         raise ValueError(f"sentence must be a non-empty string of source words, got {sentence!r}")
     export.check_int(extra_steps, "extra_steps", 1)   # output tokens beyond the source length
-    return {"sentence": sentence, "title": export.check_title(title), "extra_steps": extra_steps, "bos_id": int(model.bos_id),
+    return {"sentence": sentence, "title": export.check_title(title), "extra_steps": extra_steps,
+            "bos_id": int(model.bos_id),
             "eos_id": int(model.eos_id), "target_itos": list(tgt_vocab.itos),
             "target_specials": list(getattr(tgt_vocab, "specials", ()))}
 
