@@ -43,7 +43,8 @@ SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face" 
 # SmolLM2-135M's sizes, as its GGUF header states them (the tests check): a decoder of this shape with random
 # weights costs what the real one costs, for the chapter's timings where the package is not installed
 SMOLLM2_SIZES = dict(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_layers=30, num_heads=9,
-                     num_kv_heads=3, max_len=8192, rope_theta=100000.0, rms_norm_eps=1e-5, tie_word_embeddings=True)
+                     num_kv_heads=3, max_len=8192, rope_theta=100000.0, rms_norm_eps=9.999999747378752e-06,
+                     tie_word_embeddings=True)  # the file's epsilon: 1e-5 rounded to float32
 
 
 class RealGPTUnavailable(ImportError):
