@@ -154,7 +154,9 @@ def test_a_uniform_model_costs_log_v_everywhere_and_per_character_arithmetic():
     torch.testing.assert_close(mean, torch.full((10,), math.log(7), dtype=torch.float64))
     assert float(se.abs().max()) < 1e-6
     rows = binned_losses(losses)
-    assert [(r["start"], r["end"]) for r in rows] == [(1, 1), (2, 3), (4, 7), (8, 10)]
+    assert [(r["start"], r["end"]) for r in rows] == [(1, 1), (2, 3), (4, 10)]  # 8..15 would not fit: 4..10
+    assert [(r["start"], r["end"]) for r in binned_losses(torch.zeros(2, 1024))][-2:] == [(256, 511), (512, 1024)]
+    assert [(r["start"], r["end"]) for r in binned_losses(torch.zeros(2, 15))] == [(1, 1), (2, 3), (4, 7), (8, 15)]
     score = loss_per_character(losses, characters=80)
     assert score["nats_per_char"] == pytest.approx(40 * math.log(7) / 80)
     assert score["bits_per_char"] == pytest.approx(score["nats_per_char"] / math.log(2))

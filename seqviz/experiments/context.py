@@ -86,10 +86,11 @@ def loss_by_position(losses: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def binned_losses(losses: torch.Tensor, first: int = 1) -> list[dict]:
-    """Mean loss over position ranges that double: rows ``{"start", "end", "mean", "se"}`` for context lengths
-    ``[first, 2 first)``, ``[2 first, 4 first)`` ... up to the window's end. A position's context length is the
-    number of tokens the model saw before predicting it (position index + 1); ``se`` is the standard error over
-    windows of each window's mean in the range."""
+    """Mean loss over position ranges that double: rows ``{"start", "end", "mean", "se"}`` (both ends included)
+    for context lengths ``first .. 2 first - 1``, ``2 first .. 4 first - 1`` ..., the last range running to the
+    window's end when the next one would not fit whole (so no range is a stub of a few positions). A position's
+    context length is the number of tokens the model saw before predicting it (position index + 1); ``se`` is the
+    standard error over windows of each window's mean in the range."""
     if not isinstance(losses, torch.Tensor) or losses.dim() != 2:
         raise ValueError(f"losses must be (M, T) (token_losses), got {getattr(losses, 'shape', type(losses))}")
     T = losses.shape[1]
@@ -97,7 +98,7 @@ def binned_losses(losses: torch.Tensor, first: int = 1) -> list[dict]:
         raise ValueError(f"first must be an int in 1..{T}, got {first!r}")
     rows, start = [], first
     while start <= T:
-        end = min(2 * start, T + 1)
+        end = 2 * start if 4 * start - 1 <= T else T + 1  # the next range would not fit: this one takes the rest
         per_window = losses[:, start - 1:end - 1].double().mean(1)  # (M,): context lengths start .. end - 1
         se = float(per_window.std() / math.sqrt(len(per_window))) if len(per_window) > 1 else 0.0
         rows.append({"start": start, "end": end - 1, "mean": float(per_window.mean()), "se": se})
