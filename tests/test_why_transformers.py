@@ -257,7 +257,7 @@ def test_the_figures_draw_what_they_are_given():
     mean, se = loss_by_position(losses)
     fig = position_loss_figure({"m": (mean, se)}, {"m": binned_losses(losses)})
     assert len(fig.data) == 2 and len(fig.data[1].x) == len(binned_losses(losses))
-    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.range[1] > max(r["mean"] for r in binned_losses(losses))
     runs = {"s": synthetic_log(1e3), "l": synthetic_log(1e5)}
     fit = family_fit("f", runs)
     fig = frontier_figure({"f": {"points": [p for r in runs.values() for p in log_points(r)],

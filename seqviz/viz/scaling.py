@@ -26,8 +26,8 @@ COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
 def _layout(fig, title, xlabel, ylabel, height, logx, logy):
-    fig.update_layout(title=title or None, height=height, xaxis_title=xlabel, yaxis_title=ylabel,
-                      margin=dict(l=60, r=20, t=90 if title else 50, b=50),
+    fig.update_layout(title=dict(text=title, y=0.98, yanchor="top") if title else None, height=height,
+                      xaxis_title=xlabel, yaxis_title=ylabel, margin=dict(l=60, r=20, t=110 if title else 60, b=50),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, xanchor="left"))
     if logx:
         fig.update_xaxes(type="log")
@@ -74,7 +74,7 @@ def position_loss_figure(curves: Mapping[str, tuple], bins: Mapping[str, Sequenc
             raise ValueError(f"{label!r}: mean has {mean.size} positions but se has {se.size}")
         colour = COLOURS[i % len(COLOURS)]
         x = np.arange(1, mean.size + 1)
-        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines", name=f"{label}, each position", opacity=0.35,
+        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines", name=f"{label}, each position", opacity=0.25,
                                  line=dict(color=colour, width=1), hovertemplate="context %{x}: %{y:.2f}<extra></extra>"))
         rows = (bins or {}).get(label)
         if rows:
@@ -84,6 +84,9 @@ def position_loss_figure(curves: Mapping[str, tuple], bins: Mapping[str, Sequenc
                 line=dict(color=colour, width=2), error_y=dict(type="data", array=[r["se"] for r in rows]),
                 customdata=[[r["start"], r["end"]] for r in rows],
                 hovertemplate="context %{customdata[0]}-%{customdata[1]}: %{y:.2f}<extra></extra>"))
+    if bins:  # the ranges' means set the scale; single noisy positions may run off the top
+        top = max(r["mean"] + r["se"] for rows in bins.values() for r in rows)
+        fig.update_yaxes(range=[0, 1.15 * top])
     return _layout(fig, title, "tokens of context before the predicted token", ylabel, height, True, False)
 
 
