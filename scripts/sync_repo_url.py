@@ -89,12 +89,13 @@ def install_seqviz(want):
             run = subprocess.run(step, capture_output=True, text=True)
             if run.returncode:
                 print(run.stdout[-3000:] + run.stderr[-3000:], file=sys.stderr)
-                said = [line for line in run.stderr.splitlines() if line.strip()] or ["(no message)"]
-                said = next((line for line in reversed(said) if line.startswith(("ERROR", "fatal"))), said[-1])
-                if any(word in run.stderr for word in OFFLINE):
-                    return (f"Could not install {{wanted}}: this runtime cannot reach the internet ({{said.strip()}}). "
+                lines = [line.strip() for line in run.stderr.splitlines() if line.strip()] or ["(no message)"]
+                said = next((line for line in reversed(lines) if any(word in line for word in OFFLINE)), None)
+                if said:
+                    return (f"Could not install {{wanted}}: this runtime cannot reach the internet ({{said}}). "
                             "Connect it (Runtime → Disconnect and delete runtime, then Connect), then run this cell again.")
-                return (f"Could not install {{wanted}}: pip failed ({{said.strip()}}; its output is above). "
+                said = next((line for line in reversed(lines) if line.startswith(("ERROR", "fatal"))), lines[-1])
+                return (f"Could not install {{wanted}}: pip failed ({{said}}; its output is above). "
                         "Run this cell again; if it fails again: Runtime → Disconnect and delete runtime, then Run all.")
         importlib.invalidate_caches()
         if seqviz_problem(want):
@@ -179,9 +180,9 @@ def package_commit(root: Path = ROOT) -> str:
     if git(root, "rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         raise SyncError("this clone is shallow: its history may not reach the package's last change. "
                         "Run `git fetch --unshallow` (or clone without --depth), then run this again.")
-    dirty = git(root, "status", "--porcelain", "--", *PACKAGE_PATHS).stdout.strip()
+    dirty = [line[3:] for line in git(root, "status", "--porcelain", "--", *PACKAGE_PATHS).stdout.splitlines()]
     if dirty:
-        raise SyncError("the package has uncommitted changes (" + ", ".join(l[3:] for l in dirty.splitlines()[:3])
+        raise SyncError("the package has uncommitted changes (" + ", ".join(dirty[:3])
                         + "): commit them first, then run this script, then commit the notebooks it rewrote.")
     commit = git(root, "log", "-1", "--format=%H", "--", *PACKAGE_PATHS).stdout.strip()
     if not commit:
@@ -222,15 +223,30 @@ def resolve_pin_conflicts(text: str) -> str | None:
     return CONFLICT.sub(lambda m: m[1], text)
 
 
-def read_notebook(path: Path, write: bool) -> dict:
+def has_conflicts(text: str) -> bool:
+    return text.startswith("<<<<<<< ") or "\n<<<<<<< " in text
+
+
+def resolve_conflicts(root: Path) -> int:
+    """Resolve every notebook's merge conflicts that lie only in the Colab cell's pin; how many notebooks."""
+    resolved = 0
+    for path in notebook_paths(root):
+        text = path.read_text()
+        if has_conflicts(text):
+            fixed = resolve_pin_conflicts(text)
+            if fixed is None:
+                raise SyncError(f"{path.relative_to(root)} has merge conflicts outside the Colab cell's pin: "
+                                "resolve them by hand, then run this again")
+            path.write_text(fixed)
+            resolved += 1
+    return resolved
+
+
+def read_notebook(path: Path) -> dict:
     text = path.read_text()
-    if "\n<<<<<<< " in text or text.startswith("<<<<<<< "):
-        resolved = resolve_pin_conflicts(text)
-        if resolved is None or not write:
-            raise SyncError(f"{path.name} has merge conflicts "
-                            + ("outside the Colab cell's pin: resolve them by hand, then run this again"
-                               if resolved is None else "only in the Colab cell's pin: run this script to resolve them"))
-        text = resolved
+    if has_conflicts(text):
+        raise SyncError(f"{path.name} has merge conflicts: run python scripts/sync_repo_url.py (it resolves those "
+                        "that lie only in the Colab cell's pin), or resolve them by hand")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -253,7 +269,7 @@ def sync(root: Path = ROOT, check: bool = False) -> list[str]:
     if check:
         pins = set()
         for path in notebook_paths(root):
-            pin = pin_of(read_notebook(path, write=False))
+            pin = pin_of(read_notebook(path))
             if pin:
                 pins.add(pin["commit"])
         if len(pins) > 1:
@@ -262,10 +278,17 @@ def sync(root: Path = ROOT, check: bool = False) -> list[str]:
             problems += check_pin(root, pin)
         commit = next(iter(pins)) if len(pins) == 1 else None
     else:
-        commit = package_commit(root)
+        resolved = resolve_conflicts(root)
+        try:
+            commit = package_commit(root)
+        except SyncError as error:
+            if resolved:
+                raise SyncError(f"resolved the Colab pin's merge conflicts in {resolved} notebook(s), keeping ours; "
+                                f"now {error}") from None
+            raise
     for path in notebook_paths(root):
         name = path.relative_to(root).as_posix()
-        notebook = read_notebook(path, write=not check)
+        notebook = read_notebook(path)
         cell = first_code_cell(notebook)
         if cell is None or CELL_MARK not in "".join(cell["source"]):
             problems.append(f"{name}: the first code cell is not the Colab cell")
@@ -300,7 +323,7 @@ def main(argv=None) -> int:
         for line in problems:
             print(f"drift: {line}")
         if not problems:
-            pin = pin_of(read_notebook(notebook_paths(root)[0], write=False)) if notebook_paths(root) else {}
+            pin = pin_of(read_notebook(notebook_paths(root)[0])) if notebook_paths(root) else {}
             print(f"the Colab cells pin seqviz {version(root)} at {pin.get('commit', '')[:12]}: an ancestor of "
                   "HEAD, with HEAD's package")
         return 1 if problems else 0
