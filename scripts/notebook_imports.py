@@ -129,8 +129,11 @@ print(json.dumps(missing))
 def missing(root: Path, commit: str, wanted: set[str]) -> list[str]:
     """The names in ``wanted`` that the package as it is at ``commit`` lacks (imported in a fresh interpreter)."""
     with tempfile.TemporaryDirectory(prefix="seqviz-at-") as tmp:
-        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", commit, PACKAGE],
-                                 capture_output=True, check=True).stdout
+        run = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", commit, PACKAGE], capture_output=True)
+        if run.returncode:
+            raise RuntimeError(f"git cannot read the package at {commit[:12]} ({run.stderr.decode().strip()}): in a "
+                               "shallow clone, run `git fetch --unshallow` first")
+        archive = run.stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tmp, filter="data")
         run = subprocess.run([sys.executable, "-I", "-c", _LOOKUP, tmp], input=json.dumps(sorted(wanted)),
