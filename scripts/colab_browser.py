@@ -252,11 +252,9 @@ def render_outputs(browser, server_port: int, frames: Path, chapter: str, output
                 problems.append(f"output {k}: {drive['view']}: {drive['problem']}")
             elif drive["difference"] > 1e-4:
                 problems.append(f"output {k}: {drive['view']}: its numbers differ from seqviz's by {drive['difference']:.1e}")
-        views = Views(target, chapter, shots, slow_s)
+        views = Views(target, f"{chapter} output {k}", shots, slow_s)
         for v, view in enumerate(views.describe()):  # typed into, slid and picked as a reader would
             views.check(v, view)
-        for row in views.rows:
-            row["view"] = f"output {k}: {row['view']}"
         rows += views.rows
         problems += [f"output {k}: {p}" for p in views.problems]
         ok = len(problems) == before
