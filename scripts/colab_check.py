@@ -6,9 +6,9 @@
    file adds Colab's site-packages after the layer's own), a fresh kernel whose start imports a stand-in
    ``google.colab`` and ipywidgets (as Colab's kernel does), and its own working folder. Whatever pip installs
    goes into the layer and dies with it; Colab's packages are shared, read-only in effect, so "fresh" costs
-   a venv without pip (milliseconds) instead of 1.7 GB. pip's wheel cache lives for one run: the first
-   chapter clones and builds seqviz from the local clone, later ones reuse the wheel built from the same
-   commit, as a second Colab session would not (the first install's time is reported on its own).
+   a venv without pip (milliseconds) instead of 1.7 GB. pip keeps its usual cache (downloads, and the wheel
+   it built from the pinned commit): the first chapter clones and builds seqviz from the local clone, later
+   ones reuse that wheel, where a fresh Colab runtime would build it again (a few seconds more).
 3. **The notebook's own install line**: the Colab cell runs for real, with only the repository URL replaced by
    this clone (``git+file://<this clone>@<pin>``). After each chapter, the layer is read: a package that pip put
    there under the name of one of Colab's is a change to Colab's packages (there must be none); the others are
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
         startup.mkdir(parents=True)
         (startup / "00-colab.py").write_text(STARTUP)
         kernel_env = {"SEQVIZ_QUICK": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                      "IPYTHONDIR": str(work / "ipython"), "PIP_CACHE_DIR": str(work / "pip-cache"),
+                      "IPYTHONDIR": str(work / "ipython"),
                       "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONUNBUFFERED": "1",
                       "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # ipykernel 6's debugger: no warning per kernel
         os.environ["JUPYTER_PATH"] = str(work / "jupyter")

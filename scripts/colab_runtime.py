@@ -45,7 +45,7 @@ class Runtime:
     def __init__(self, work: Path, chapter: str, colab: Path, fake: Path, env: dict):
         self.name = f"colab-{chapter}"
         self.prefix = work / "layers" / chapter
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(self.prefix)], check=True)
+        subprocess.run([str(colab / "bin" / "python"), "-m", "venv", "--without-pip", str(self.prefix)], check=True)
         site = site_packages(self.prefix)
         (site / "00-colab-base.pth").write_text(
             f"import site; site.addsitedir({str(site_packages(colab))!r})\n{fake}\n")
