@@ -13,7 +13,7 @@ and that every cell is exactly what this script writes (the URL from ``_config.y
 
 How to commit (CONTRIBUTING.md): commit the package change first, then run ``python scripts/sync_repo_url.py``,
 then commit the notebooks it rewrote. After a merge, run it again and commit. A merge conflict that lies only in
-Colab cells' pins (two branches re-pinned) is resolved by this script: run it on the conflicted tree.
+Colab cells (two branches re-pinned) is resolved by this script: run it on the conflicted tree.
 
 The cell itself (``CELL``) installs ``seqviz[extras] @ git+<url>@<pin>`` in Colab only, with Colab's torch and
 ipywidgets held where they are, skips the install when that commit (``direct_url.json``, which pip records) and
@@ -211,16 +211,26 @@ def check_pin(root: Path, commit: str) -> list[str]:
     return problems
 
 
-CONFLICT = re.compile(r"^<<<<<<< [^\n]*\n(.*?)^=======\n(.*?)^>>>>>>> [^\n]*\n", re.MULTILINE | re.DOTALL)
-PIN_WORDS = re.compile(r'"(version|commit)\\": \\"[^\\"]*\\"')
+CONFLICT = re.compile(r"^<<<<<<< [^\n]*\n(.*?)(?:^\|\|\|\|\|\|\| [^\n]*\n.*?)?^=======\n(.*?)^>>>>>>> [^\n]*\n",
+                      re.MULTILINE | re.DOTALL)
 
 
-def resolve_pin_conflicts(text: str) -> str | None:
-    """A notebook whose merge conflicts differ only in the Colab cell's pin: ours, re-pinned after. Else None."""
-    blocks = CONFLICT.findall(text)
-    if not blocks or any(PIN_WORDS.sub("", ours) != PIN_WORDS.sub("", theirs) for ours, theirs in blocks):
+def resolve_cell_conflicts(text: str) -> str | None:
+    """A notebook whose merge conflicts all lie in its Colab cell: our side (the script rewrites that cell
+    anyway). None when a conflict touches anything else."""
+    if not CONFLICT.search(text):
         return None
-    return CONFLICT.sub(lambda m: m[1], text)
+    ours, theirs = CONFLICT.sub(lambda m: m[1], text), CONFLICT.sub(lambda m: m[2], text)
+    try:
+        a, b = json.loads(ours), json.loads(theirs)
+    except json.JSONDecodeError:
+        return None
+    cells = first_code_cell(a), first_code_cell(b)
+    if None in cells:
+        return None
+    for cell in cells:
+        cell["source"] = []
+    return ours if a == b else None
 
 
 def has_conflicts(text: str) -> bool:
@@ -228,14 +238,14 @@ def has_conflicts(text: str) -> bool:
 
 
 def resolve_conflicts(root: Path) -> int:
-    """Resolve every notebook's merge conflicts that lie only in the Colab cell's pin; how many notebooks."""
+    """Resolve every notebook's merge conflicts that lie only in its Colab cell; how many notebooks."""
     resolved = 0
     for path in notebook_paths(root):
         text = path.read_text()
         if has_conflicts(text):
-            fixed = resolve_pin_conflicts(text)
+            fixed = resolve_cell_conflicts(text)
             if fixed is None:
-                raise SyncError(f"{path.relative_to(root)} has merge conflicts outside the Colab cell's pin: "
+                raise SyncError(f"{path.relative_to(root)} has merge conflicts outside the Colab cell: "
                                 "resolve them by hand, then run this again")
             path.write_text(fixed)
             resolved += 1
@@ -246,7 +256,7 @@ def read_notebook(path: Path) -> dict:
     text = path.read_text()
     if has_conflicts(text):
         raise SyncError(f"{path.name} has merge conflicts: run python scripts/sync_repo_url.py (it resolves those "
-                        "that lie only in the Colab cell's pin), or resolve them by hand")
+                        "that lie only in the Colab cell), or resolve them by hand")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -283,7 +293,7 @@ def sync(root: Path = ROOT, check: bool = False) -> list[str]:
             commit = package_commit(root)
         except SyncError as error:
             if resolved:
-                raise SyncError(f"resolved the Colab pin's merge conflicts in {resolved} notebook(s), keeping ours; "
+                raise SyncError(f"resolved the Colab cells' merge conflicts in {resolved} notebook(s), keeping ours; "
                                 f"now {error}") from None
             raise
     for path in notebook_paths(root):

@@ -145,8 +145,8 @@ def test_two_branches_that_both_repinned_merge_and_the_script_resolves_the_pin_c
     git(repo, "merge", "-q", "one")
     merge = subprocess.run(["git", "-C", str(repo), "merge", "-q", "two"], capture_output=True, text=True)
     assert merge.returncode == 1 and "<<<<<<<" in (repo / "notebooks" / "01_a.ipynb").read_text()
-    code, out = sync(repo)  # resolves the pin-only conflicts; cannot pin yet: the merge is not committed
-    assert code == 1 and "resolved the Colab pin's merge conflicts in 3 notebook(s)" in out
+    code, out = sync(repo)  # resolves the conflicts in the Colab cells; cannot pin yet: the merge is not committed
+    assert code == 1 and "resolved the Colab cells' merge conflicts in 3 notebook(s), keeping ours" in out
     assert "<<<<<<<" not in (repo / "notebooks" / "01_a.ipynb").read_text()
     merged = commit_all(repo, "merge two")
     assert sync(repo)[0] == 0
@@ -155,14 +155,36 @@ def test_two_branches_that_both_repinned_merge_and_the_script_resolves_the_pin_c
     assert sync(repo, "--check")[0] == 0
 
 
-def test_a_conflict_outside_the_pin_is_left_to_a_person(repo):
+def test_a_branch_with_the_old_cell_merges_its_other_cells_and_the_script_resolves_the_colab_cell(repo):
+    """A branch made before the cell changed (its own, older Colab cell) that also edited another cell."""
+    git(repo, "checkout", "-q", "-b", "old")
+    path = repo / "notebooks" / "01_a.ipynb"
+    notebook = json.loads(path.read_text())
+    notebook["cells"][1]["source"] = ['if "google.colab" in sys.modules:\n', "    pip_install('v0.3.0')\n"]
+    notebook["cells"][2]["source"] = ["import seqviz as sv\n", "sv.scaled(3, quick=1)\n"]
+    path.write_text(json.dumps(notebook, indent=1) + "\n")
+    commit_all(repo, "an old branch")
+    git(repo, "checkout", "-q", "main")
+    sync(repo)
+    commit_all(repo, "the new Colab cells")
+    merge = subprocess.run(["git", "-C", str(repo), "merge", "-q", "old"], capture_output=True, text=True)
+    assert merge.returncode == 1 and "<<<<<<<" in path.read_text()
+    code, out = sync(repo)
+    assert code == 0, out    # no package change came with it: resolved and re-written at once
+    merged = json.loads(path.read_text())
+    assert merged["cells"][2]["source"] == ["import seqviz as sv\n", "sv.scaled(3, quick=1)\n"]  # their edit kept
+    commit_all(repo, "merge old")
+    assert sync(repo, "--check")[0] == 0
+
+
+def test_a_conflict_outside_the_colab_cell_is_left_to_a_person(repo):
     lines = (repo / "notebooks" / "01_a.ipynb").read_text().splitlines(keepends=True)
     k = next(k for k, line in enumerate(lines) if "# Chapter" in line)
     lines[k:k + 1] = ["<<<<<<< HEAD\n", lines[k].replace("Chapter", "A"), "=======\n",
                       lines[k].replace("Chapter", "B"), ">>>>>>> two\n"]
     (repo / "notebooks" / "01_a.ipynb").write_text("".join(lines))
     code, out = sync(repo)
-    assert code == 1 and "has merge conflicts outside the Colab cell's pin: resolve them by hand" in out
+    assert code == 1 and "has merge conflicts outside the Colab cell: resolve them by hand" in out
 
 
 def test_an_extra_a_chapter_needs_must_exist_in_pyproject(repo, monkeypatch):
