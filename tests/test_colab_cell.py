@@ -105,8 +105,9 @@ def test_a_fresh_runtime_installs_the_pinned_commit_with_the_chapters_extras_onc
     (install,) = runtime.installs()  # one pip call: nothing to uninstall in a fresh runtime
     extras = pin["extras"]
     assert install[-1] == f"seqviz{'[' + ','.join(extras) + ']' if extras else ''} @ git+{URL}@{pin['commit']}"
-    assert ("bertviz" in extras) == path.stem.startswith(("08", "09")) and \
-        ("real-bert" in extras) == path.stem.startswith("09")
+    known = {"08_": ["bertviz"], "09_": ["bertviz", "real-bert"]}   # the chapters that need extras in Colab
+    if path.parent.name == "notebooks" and path.stem[:2] <= "10" and not path.stem[2:3].isalpha():
+        assert extras == known.get(path.stem[:3], []), extras
     # Colab's torch and ipywidgets are held where they are, through a constraints file
     keep = Path(install[install.index("-c") + 1]).read_text().splitlines()
     import importlib.metadata
