@@ -60,11 +60,13 @@ solution("ch07.ex3", lambda: _count_reference, wrong={
 
 @hidden("ch07.ex1")
 def _hidden_additive(answer, g):
-    B, S, Hq, Hk, A = randint(g, 1, 4), randint(g, 1, 6), randint(g, 1, 5), randint(g, 1, 5), randint(g, 1, 6)
+    B, S, Hq, Hk, A = randint(g, 1, 4), randint(g, 2, 6), randint(g, 1, 5), randint(g, 1, 5), randint(g, 1, 6)
     W_query, W_key, b_key = torch.randn(A, Hq, generator=g), torch.randn(A, Hk, generator=g), torch.randn(A, generator=g)
     v = torch.randn(A, generator=g)
     query, keys = torch.randn(B, Hq, generator=g), torch.randn(B, S, Hk, generator=g)
-    mask = padding_mask(torch.randint(1, S + 1, (B,), generator=g), S)
+    lengths = torch.randint(1, S + 1, (B,), generator=g)
+    lengths[-1] = randint(g, 1, S - 1)  # at least one padded sequence
+    mask = padding_mask(lengths, S)
     expected = _additive_attention(query, keys, mask, W_query, W_key, b_key, v)
     with torch.no_grad():
         got = answer(query, keys, mask, W_query, W_key, b_key, v)

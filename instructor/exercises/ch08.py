@@ -134,8 +134,8 @@ def _hidden_window(answer, g):
             got = as_tensor(answer(T, w), expected, "the mask")
         except Feedback:
             got = None
-        if got is None or got.shape != expected.shape or not torch.equal(got.bool(), expected):
-            return False, f"sliding_window_mask({T}, {w}) differs from |i - j| <= window."
+        if got is None or got.dtype != torch.bool or got.shape != expected.shape or not torch.equal(got, expected):
+            return False, f"sliding_window_mask({T}, {w}) is not the bool mask |i - j| <= window."
     return True, "the window mask is right for T = 1, a window of 0 and a window wider than the sequence"
 
 

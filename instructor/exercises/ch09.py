@@ -100,7 +100,7 @@ values("ch09", segment_ids=segment_ids_for, bert_parameters=_count, embedding_sh
 solution("ch09.ex1", lambda: _mask_reference, forbidden=("seqviz.data.bert_data.mask_tokens",),
          wrong={"all masks": (lambda: _mask_all_masks, "became [MASK]; expected 80%"),
                 "specials too": (lambda: _mask_specials_too, "must never be chosen"),
-                "labels everywhere": (lambda: _mask_labels_everywhere, "keep its token (and have label -100)"),
+                "labels everywhere": (lambda: _mask_labels_everywhere, "gets label -100"),
                 "global generator": (lambda: _mask_global_rng, "draw every random number from the generator"),
                 "probability 0.16": (lambda: _mask_prob(0.16), "expected 15%")})
 solution("ch09.ex2", lambda: segment_ids_for, wrong={

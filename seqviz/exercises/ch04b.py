@@ -123,7 +123,8 @@ def check_bigram(answer):
         try:
             raw = answer(list(train_ids), list(test_ids), vocab_size)
         except AnswerRaised as error:
-            if isinstance(error.original, (ZeroDivisionError, ValueError)):   # math.log(0) and friends
+            if isinstance(error.original, (ZeroDivisionError, ValueError)) or \
+                    str(error).startswith(("ZeroDivisionError", "ValueError")):   # math.log(0) and friends
                 return False, f"Your function raised {error}: {unseen}."
             raise
         value = raw.item() if isinstance(raw, torch.Tensor) and raw.numel() == 1 else raw

@@ -50,6 +50,9 @@ def check_masking(answer):
         return False, message
     inputs, labels = pair
     chosen = labels != -100
+    if chosen.float().mean().item() > 0.5:
+        return False, (f"{chosen.float().mean().item():.0%} of the positions have a label: a position that was not "
+                       "chosen gets label -100, so that the loss ignores it.")
     if bool((labels[chosen] != ids[chosen]).any()):
         return False, "at a chosen position the label must be the original id."
     if bool((inputs[~chosen] != ids[~chosen]).any()):

@@ -85,7 +85,7 @@ class AnswerRaised(Exception):
     """The student's function raised ``original`` while being checked."""
 
     def __init__(self, original: BaseException):
-        super().__init__(f"{type(original).__name__}: {original}")
+        super().__init__(getattr(original, "as_raised", None) or f"{type(original).__name__}: {original}")
         self.original = original
 
 
@@ -138,7 +138,9 @@ def run_checker(key: str, answer) -> tuple[bool, str]:
     except Feedback as error:
         return False, str(error)
     except AnswerRaised as error:
-        if isinstance(error.original, NotImplementedError):
+        if getattr(error.original, "feedback", None):  # the grader could not run the answer (a time limit)
+            return False, error.original.feedback
+        if isinstance(error.original, NotImplementedError) or str(error).startswith("NotImplementedError"):
             return False, "Your function still raises NotImplementedError: fill in its body first."
         return False, f"Your function raised {error} when the check called it."
     except RecursionError:
