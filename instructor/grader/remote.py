@@ -37,8 +37,8 @@ class EvaluatorFailed(Exception):
 
 class Evaluator:
     def __init__(self, folder: Path, prefix: list[str], env: dict, call_timeout: float = 10.0,
-                 start_timeout: float = 120.0):
-        self.folder, self.prefix, self.env = Path(folder), prefix, env
+                 start_timeout: float = 120.0, script: Path = EVALUATOR):
+        self.folder, self.prefix, self.env, self.script = Path(folder), prefix, env, Path(script)
         self.call_timeout, self.start_timeout = call_timeout, start_timeout
         self.process = None
         self.tripped: set[str] = set()
@@ -46,7 +46,8 @@ class Evaluator:
     # -- the process -------------------------------------------------------------------------------------------
 
     def _start(self):
-        command = self.prefix + [sys.executable, str(EVALUATOR), str(self.folder)]
+        # -I: neither the script's folder nor the working directory nor PYTHONPATH on sys.path
+        command = self.prefix + [sys.executable, "-I", str(self.script), str(self.folder)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=self.env, cwd=str(self.folder),
                                         start_new_session=True)
