@@ -218,6 +218,7 @@ def sandbox_prefix(level: int, hidden: list[Path], read_only: list[Path]) -> lis
     """The command prefix for a grading child: level 2 = no network, ``hidden`` folders replaced by empty ones,
     ``read_only`` mounted read-only, every capability dropped; 1 = no network; 0 = nothing."""
     if level == 2:
+        hidden = [p for p in hidden if not any(q != p and q in p.parents for q in hidden)]  # the outermost only
         mounts = "".join(f" && mount --bind -o ro {shlex.quote(str(p))} {shlex.quote(str(p))}"
                          for p in read_only if p.exists())  # first: a bind mount would not carry the tmpfs below
         mounts += "".join(f" && mount -t tmpfs -o size=1m none {shlex.quote(str(p))}" for p in hidden if p.is_dir())
@@ -264,6 +265,16 @@ def kill_tree(pid: int):
         os.killpg(pid, signal.SIGKILL)
 
 
+FILE_LIMIT = 2 * 2**30  # bytes: a grading child that writes a larger file is stopped (SIGXFSZ)
+
+
+def limit_files():
+    """In a grading child, before it runs: no file it writes may grow beyond FILE_LIMIT."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+
+
 def child_env(tmp: Path, full: bool) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "PYTHON"))}
     env.update(HOME=str(tmp / "home"), IPYTHONDIR=str(tmp / "home" / ".ipython"), MPLBACKEND="Agg",
@@ -296,8 +307,9 @@ def run_kernel(tmp: Path, prepared: dict, args, sandbox) -> tuple[list[str], lis
         progress.write_text("")
         command = prefix + [sys.executable, str(lib / "kernel.py"), str(notebook_path), str(progress),
                             "--cell-timeout", str(args.cell_timeout), "--skip", ",".join(map(str, skip))]
-        process = subprocess.Popen(command, env=env, cwd=str(work), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        with open(tmp / "kernel-stderr.txt", "wb") as errors:
+            process = subprocess.Popen(command, env=env, cwd=str(work), stdout=subprocess.DEVNULL, stderr=errors,
+                                       start_new_session=True, preexec_fn=limit_files)
         try:
             code = process.wait(timeout=args.timeout)
         except subprocess.TimeoutExpired:
@@ -311,7 +323,9 @@ def run_kernel(tmp: Path, prepared: dict, args, sandbox) -> tuple[list[str], lis
         stopped = int(state) if state.strip().isdigit() else None
         why = "ran past the time limit of the notebook" if code is None else "ended the kernel"
         if stopped is None:
-            messages.append(f"the notebook {why} before its first cell ran.")
+            tail = (tmp / "kernel-stderr.txt").read_text(errors="replace").strip().splitlines()[-1:]
+            messages.append(f"the notebook {why} before its first cell ran" + (f" ({tail[0][:200]})" if tail else "")
+                            + ".")
             return messages, []
         messages.append(f"cell {stopped + 1} {why}: the notebook ran again without it.")
         skip.append(stopped)

@@ -52,6 +52,8 @@ GRADE_HEADER = ("# Grading cell for {key} ({points} pt): make grade reads your a
 NBGRADER_CONFIG = """# The nbgrader course of the book (written by make student; book/instructors.md). Run nbgrader from this folder.
 import os
 
+from nbconvert.preprocessors import Preprocessor
+
 c = get_config()  # noqa: F821 - nbgrader's configuration object
 c.CourseDirectory.course_id = "{course_id}"
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -59,6 +61,20 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # students' own nbgrader_config.py) at the shared exchange, e.g. "/srv/nbgrader/exchange".
 c.Exchange.root = os.path.join(c.CourseDirectory.root, "exchange")
 c.ClearSolutions.code_stub = {{"python": "{code_stub}"}}
+
+
+class GradedByMakeGrade(Preprocessor):
+    \"\"\"nbgrader autograde and generate_feedback would score what the student's own kernel prints: refused.\"\"\"
+
+    def preprocess(self, nb, resources):
+        raise RuntimeError("this course is graded by `make grade SUBMISSIONS=course/submitted ASSIGNMENT=...` "
+                           "from the book's folder (book/instructors.md), which also writes the feedback pages "
+                           "that nbgrader release_feedback sends; nbgrader autograde and generate_feedback are "
+                           "switched off here")
+
+
+c.Autograde.autograde_preprocessors = [GradedByMakeGrade]
+c.GenerateFeedback.preprocessors = [GradedByMakeGrade]
 """
 
 

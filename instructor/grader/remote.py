@@ -27,6 +27,12 @@ EVALUATOR = Path(__file__).with_name("evaluator.py")
 READ_LIMIT = 25_000_000
 
 
+def _limit_files():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2**30, 2**30))  # the evaluator writes no file; an answer may not
+
+
 class EvaluatorFailed(Exception):
     """The answer stopped the evaluator (a time limit, a crash): the message says which."""
 
@@ -50,7 +56,7 @@ class Evaluator:
         command = self.prefix + [sys.executable, "-I", str(self.script), str(self.folder)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=self.env, cwd=str(self.folder),
-                                        start_new_session=True)
+                                        start_new_session=True, preexec_fn=_limit_files)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.process.stdout, selectors.EVENT_READ)
         self._buffer = b""
