@@ -176,3 +176,33 @@ def test_the_package_holds_no_reference_answer_and_no_hidden_test():
     assert not any(hasattr(e, "reference") or hasattr(e, "wrong") for e in EXERCISES.values())
     assert "instructor" not in (ROOT / "pyproject.toml").read_text().split("[tool.setuptools.packages.find]")[1] \
         .split("\n\n")[0]
+
+
+def test_the_conceptual_question_of_contributing_md_works_as_written():
+    """CONTRIBUTING.md's worked example (a choice, predict then run), run as printed under a spare id."""
+    import re
+
+    from seqviz.exercises.expected import Expected, use_source
+    from seqviz.exercises.registry import as_choice, exercise
+
+    import instructor.exercises as material
+    from instructor.exercises import Source
+    from instructor.grader.judge import judge
+
+    text = (ROOT / "CONTRIBUTING.md").read_text().split("**A conceptual question**")[1]
+    checker_code, solution_code = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[:2]
+    spare = lambda code: code.replace("ch09.ex4", "ch99.ex4").replace('"ch09"', '"ch99"')  # noqa: E731
+    exec(spare(checker_code), {"exercise": exercise, "as_choice": as_choice, "EXPECTED": Expected("ch99")})
+    exec(spare(solution_code), {"values": material.values, "solution": material.solution})
+    try:
+        with use_source(Source()):
+            assert run_checker("ch99.ex4", "a")[0] and run_checker("ch99.ex4", "A) every row sums to 1")[0]
+            for name, (make, words) in SOLUTIONS["ch99.ex4"].wrong.items():
+                ok, message = run_checker("ch99.ex4", make())
+                assert not ok and words in message, (name, message)
+            assert "is not one of" in run_checker("ch99.ex4", "d")[1]
+        assert judge("ch99.ex4", "a", seed=0)[0] == 2 and judge("ch99.ex4", "b", seed=0)[0] == 0
+    finally:
+        EXERCISES.pop("ch99.ex4", None)
+        SOLUTIONS.pop("ch99.ex4", None)
+        material.VALUES.pop(("ch99", "attention_sums"), None)
