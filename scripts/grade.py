@@ -379,8 +379,16 @@ def grade_one(student, path, assignments, args, sandbox, class_seed) -> Result:
         tmp = Path(name)
         messages, errors = run_kernel(tmp, prepared, args, sandbox)
         result.messages += messages
-        result.messages += [f"cell {int(e.split(':')[0]) + 1} raised {e.split(':', 1)[1].strip()}" for e in errors
-                            if e.split(":")[0].isdigit()]
+        for error in errors:
+            index, _, what = error.partition(":")
+            if not index.isdigit():
+                continue
+            what = what.strip()
+            if what.startswith(("KeyboardInterrupt", "time limit")):
+                result.messages.append(f"cell {int(index) + 1} was stopped at the time limit per cell "
+                                       f"({args.cell_timeout} s).")
+            else:
+                result.messages.append(f"cell {int(index) + 1} raised {what}")
         # the kernel's sandbox is gone: its folder becomes the evaluator's input, copied where no kernel can reach
         captures = tmp / "answers"
         shutil.copytree(tmp / "work" / "captures", captures)
@@ -401,11 +409,10 @@ def grade_one(student, path, assignments, args, sandbox, class_seed) -> Result:
                 if not (captures / f"{key}.pkl").exists():
                     result.notes[key] = "no answer was saved (its cells did not run, or were deleted)"
                     continue
-                forbidden = SOLUTIONS[key].forbidden
-                named = forbidden_names_in(result.code.get(key, ""), forbidden)
+                named = forbidden_names_in(result.code.get(key, ""), SOLUTIONS[key].forbidden)
                 evaluator.tripped = set()
                 try:
-                    answer = evaluator.load(key, forbidden)
+                    answer = evaluator.load(key, SOLUTIONS[key].tripwires)
                     earned, lines = judge(key, answer, case_seed(class_seed, student, key), evaluator.tripped,
                                           named)
                 except EvaluatorFailed as error:
@@ -500,6 +507,19 @@ def results_folder(out: Path, assignment: str) -> Path:
 
 
 def grade_folder(args) -> int:
+    """Grade, with the course's own copy of the instructor's material imported for the run (and put back after)."""
+    saved_path = list(sys.path)
+    saved = {m: sys.modules.pop(m) for m in list(sys.modules) if m == "instructor" or m.startswith("instructor.")}
+    try:
+        return _grade_folder(args)
+    finally:
+        sys.path[:] = saved_path
+        for name in [m for m in sys.modules if m == "instructor" or m.startswith("instructor.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def _grade_folder(args) -> int:
     submissions, course, out = Path(args.submissions), Path(args.course).resolve(), Path(args.out).resolve()
     if not (course / "release").is_dir() or not (course / "instructor" / "exercises").is_dir():
         print(f"no course in {course} (release/ and instructor/): run `make student` first.", file=sys.stderr)
@@ -508,9 +528,9 @@ def grade_folder(args) -> int:
         print(f"{submissions} is not a folder of submissions.", file=sys.stderr)
         return 2
     sys.path.insert(0, str(course))  # the course's own copy of the instructor's material (its variant)
-    for name in [m for m in sys.modules if m == "instructor" or m.startswith("instructor.")]:
-        del sys.modules[name]
     import instructor
+    from instructor.exercises import Source
+    from seqviz.exercises.expected import use_source
 
     if Path(instructor.__file__).resolve().parent != (course / "instructor").resolve():
         print(f"could not import the course's instructor/ from {course}", file=sys.stderr)
@@ -565,8 +585,9 @@ def grade_folder(args) -> int:
               + (f" ({'; '.join(result.messages)})" if result.messages else ""), flush=True)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:  # each job is a child process tree
-        results = list(pool.map(one, unique))
+    # every expected value from the course's references, in every thread (not from the shipped tables)
+    with use_source(Source()), ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one, unique))  # each job is a child process tree
     seconds = time.perf_counter() - start
     folder = results_folder(out, args.assignment)
     write_outputs(results, folder, out, course, assignments, messages, seconds, SANDBOX_WORDS[level], args.merge,

@@ -8,7 +8,8 @@ One module per chapter (``ch01`` ... ``ch10``, ``ch04b``), beside the package's 
 
 - ``solution(key, reference, wrong={name: (factory, words)}, forbidden=(...))``: a factory for a correct answer;
   the wrong answers, each with words its feedback must contain (the hint that names that mistake); the dotted
-  names of library functions the exercise re-implements (grading fails an answer that calls one);
+  names of library functions the exercise re-implements (grading fails an answer that names or calls one;
+  ``not_called=(...)``: that calls one, for a function its cell may use to compare);
 - ``values(chapter, name=function, ...)``: the functions behind the names a checker asks
   :class:`seqviz.exercises.expected.Expected` for (``instructor/record_expected.py`` writes their values on the
   checkers' fixed cases into ``seqviz/exercises/expected/<chapter>.json``), and ``mistakes(chapter, name, ...)``:
@@ -33,6 +34,12 @@ class Solution:
     wrong: dict[str, tuple[Callable, str]] = field(default_factory=dict)  # name -> (factory, words in the hint)
     forbidden: tuple[str, ...] = ()  # "torch.nn.utils.clip_grad_norm_": library functions the answer must not call
     hidden: Callable | None = None  # (answer, generator) -> (ok, message)
+    # tripwires only: library functions the answer must not call, which its cell may still use (to compare)
+    not_called: tuple[str, ...] = ()
+
+    @property
+    def tripwires(self) -> tuple[str, ...]:
+        return self.forbidden + self.not_called
 
 
 SOLUTIONS: dict[str, Solution] = {}
@@ -40,10 +47,10 @@ VALUES: dict[tuple[str, str], Callable] = {}
 SIBLINGS: dict[tuple[str, str], list[str]] = {}
 
 
-def solution(key: str, reference: Callable, wrong: dict | None = None, forbidden=()):
+def solution(key: str, reference: Callable, wrong: dict | None = None, forbidden=(), not_called=()):
     if key in SOLUTIONS:
         raise ValueError(f"solution of {key} registered twice")
-    SOLUTIONS[key] = Solution(key, reference, dict(wrong or {}), tuple(forbidden))
+    SOLUTIONS[key] = Solution(key, reference, dict(wrong or {}), tuple(forbidden), not_called=tuple(not_called))
 
 
 def hidden(key: str):

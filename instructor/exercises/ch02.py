@@ -78,7 +78,8 @@ solution("ch02.ex1", lambda: _rnn_step_reference, forbidden=("torch.rnn_tanh_cel
          wrong={"no tanh": (lambda: _rnn_step_no_tanh, "did you squash with tanh?"),
                 "forgets h": (lambda: _rnn_step_forgets, "previous state h"),
                 "one bias": (lambda: _rnn_step_one_bias, "both biases")})
-solution("ch02.ex2", lambda: _count_reference, wrong={
+solution("ch02.ex2", lambda: _count_reference,
+         forbidden=("torch.nn.RNN.__init__", "torch.nn.RNNBase.__init__", "seqviz.measure.count_parameters"), wrong={
     "one bias": (lambda: (lambda i, h: h * i + h * h + h), "one bias vector short"),
     "no biases": (lambda: (lambda i, h: h * i + h * h), "forgot the biases"),
     "no W_hh": (lambda: (lambda i, h: 2 * h * i + 2 * h), "but torch.nn.RNN has")})
@@ -86,7 +87,8 @@ solution("ch02.ex2b", lambda: 0, wrong={"16": (lambda: 16, "which of its terms")
                                          "2.0": (lambda: 2.0, "which of its terms")})
 solution("ch02.ex3", lambda: 2.125, wrong={"sum": (lambda: 3.0, "plain sum"), "last": (lambda: 2.0, "forgets"),
                                            "one short": (lambda: 2.25, "one rewrite short")})
-solution("ch02.ex4", lambda: _grad_w_reference, wrong={
+solution("ch02.ex4", lambda: _grad_w_reference,
+         forbidden=("torch.autograd.grad", "torch.autograd.backward", "torch.Tensor.backward"), wrong={
     "last step": (lambda: _grad_w_last_step_only, "only the last step's share"),
     "no chain": (lambda: _grad_w_no_chain, "weight each share")})
 

@@ -104,7 +104,7 @@ solution("ch04b.ex1", lambda: _perplexity_reference, wrong={
     "mean loss": (lambda: _mean_loss, "its exponential"),
     "constant": (lambda: (lambda b: 1.0), "exp(sum of every token's loss / number of tokens)")})
 solution("ch04b.ex2", lambda: _sample_reference,
-         forbidden=("seqviz.sampling.choose", "seqviz.sampling.sample", "seqviz.decode.sample"),
+         forbidden=("seqviz.sampling.choose", "seqviz.sampling.distribution", "seqviz.sampling.sample"),
          wrong={"argmax": (lambda: _sample_argmax, "you returned the most likely token"),
                 "sorted": (lambda: _sample_sorted, "in id order"),
                 "times T": (lambda: _sample_times_temperature, "do not multiply"),

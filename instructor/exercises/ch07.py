@@ -53,7 +53,8 @@ solution("ch07.ex1", lambda: _weights_reference, forbidden=("seqviz.models.atten
 solution("ch07.ex2", lambda: _context_reference, wrong={
     "sum": (lambda: (lambda w, k: k.sum(1)), "the weighted average"),
     "mean": (lambda: (lambda w, k: k.mean(1)), "the weighted average")})
-solution("ch07.ex3", lambda: _count_reference, wrong={
+solution("ch07.ex3", lambda: _count_reference,
+         forbidden=("seqviz.models.attention.AdditiveAttention.__init__", "seqviz.measure.count_parameters"), wrong={
     "one bias short": (lambda: (lambda q, k, a: q * a + k * a + a), "W_key with its bias"),
     "no bias, no v": (lambda: (lambda q, k, a: q * a + k * a), "and v")})
 

@@ -52,6 +52,15 @@ def _mask_global_rng(ids, mask_id, vocab_size, special_ids, generator):
     return mask_tokens(ids, mask_id, vocab_size, special_ids, 0.15, None)
 
 
+def _segments_reference(tokens):
+    out, segment = [], 0
+    for token in tokens:
+        out.append(0 if token == PAD else segment)
+        if token == SEP:
+            segment = 1
+    return out
+
+
 def _segments_all_zero(tokens):
     return [0] * len(tokens)
 
@@ -103,11 +112,12 @@ solution("ch09.ex1", lambda: _mask_reference, forbidden=("seqviz.data.bert_data.
                 "labels everywhere": (lambda: _mask_labels_everywhere, "gets label -100"),
                 "global generator": (lambda: _mask_global_rng, "draw every random number from the generator"),
                 "probability 0.16": (lambda: _mask_prob(0.16), "expected 15%")})
-solution("ch09.ex2", lambda: segment_ids_for, wrong={
+solution("ch09.ex2", lambda: _segments_reference, forbidden=("seqviz.data.bert_data.segment_ids_for",), wrong={
     "all zero": (lambda: _segments_all_zero, "expected [0, 0, 0, 0, 1, 1, 1]"),
     "pads in B": (lambda: _segments_after_every_sep, "expected"),
     "first SEP in B": (lambda: _segments_sep_in_b, "expected")})
-solution("ch09.ex3", lambda: _formula, wrong={
+solution("ch09.ex3", lambda: _formula,
+         forbidden=("seqviz.models.bert.BertMini.__init__", "seqviz.measure.count_parameters"), wrong={
     "untied": (lambda: (lambda *s: _formula(*s) + s[0] * s[1]), "(tied): count it once"),
     "no segments": (lambda: (lambda *s: _formula(*s) - 2 * s[1]), "forget the segment embeddings")})
 solution("ch09.ex3b", lambda: _embedding_share(*BERT_BASE), wrong={

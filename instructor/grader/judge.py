@@ -9,11 +9,9 @@ student's answer cells (:func:`forbidden_names_in`), and nothing otherwise: neve
 
 from __future__ import annotations
 
+import ast
 import hashlib
-import io
-import keyword
 import re
-import tokenize
 
 import torch
 
@@ -75,7 +73,7 @@ def judge(key: str, answer, seed: int, tripped=frozenset(), named=()) -> tuple[f
     if ok:
         ok, message = run_hidden(key, answer, seed)
         lines.append(f"hidden tests (seed {seed}): {message}")
-    forbidden = [name for name in SOLUTIONS[key].forbidden if name in tripped]
+    forbidden = [name for name in SOLUTIONS[key].tripwires if name in tripped]
     if forbidden or named:
         ok = False
         which = ", ".join(sorted(set(forbidden) | set(named)))
@@ -84,21 +82,63 @@ def judge(key: str, answer, seed: int, tripped=frozenset(), named=()) -> tuple[f
     return (points(key) if ok else 0.0), lines
 
 
+CLASS_MEMBERS = ("forward", "__call__", "__init__")
+
+
+def _target(name: str) -> list[str]:
+    """What an answer would write to use a forbidden name: "torch.nn.RNN.__init__" -> ["torch", "nn", "RNN"]."""
+    parts = name.split(".")
+    return parts[:-1] if parts[-1] in CLASS_MEMBERS else parts
+
+
+def _distinctive(word: str) -> bool:
+    """A name no answer would use for anything else (``clip_grad_norm_``, ``BertMini``; not ``grad``)."""
+    return len(word) >= 8 or ("_" in word.strip("_") and len(word) >= 6)
+
+
+def _dotted(node) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return [node.id, *reversed(parts)]
+    return None
+
+
 def forbidden_names_in(code: str, forbidden) -> list[str]:
-    """The forbidden dotted names whose last part appears as a name in ``code`` (comments and strings ignored)."""
-    wanted = {}
-    for name in forbidden:  # "torch.nn.RNNCell.forward": the class name is what an answer would write
-        parts = name.split(".")
-        wanted[parts[-2] if parts[-1] in ("forward", "__call__") else parts[-1]] = name
+    """The forbidden library functions that ``code`` (the student's answer cells) names: imported by name
+    (``from torch.nn.utils import clip_grad_norm_ as shrink``), reached by a dotted path that ends like the
+    function's own (``nn.utils.clip_grad_norm_``, ``torch.autograd.grad``), or, for a distinctive name, written
+    alone. Comments and strings do not count; a name built at run time is left to the evaluator's tripwires."""
+    targets = {name: _target(name) for name in forbidden}
+    text = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines())
     found = set()
-    text = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NAME and token.string in wanted and not keyword.iskeyword(token.string):
-                found.add(wanted[token.string])
-    except (tokenize.TokenError, IndentationError, SyntaxError):
+        tree = ast.parse(text)
+    except SyntaxError:
         stripped = re.sub(r"#.*", "", text)
-        found |= {full for short, full in wanted.items() if re.search(rf"\b{re.escape(short)}\b", stripped)}
+        return sorted(name for name, parts in targets.items()
+                      if _distinctive(parts[-1]) and re.search(rf"\b{re.escape(parts[-1])}\b", stripped))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                path = [*(node.module or "").split("."), alias.name]
+                for name, parts in targets.items():
+                    if alias.name == parts[-1] and (path[-len(parts):] == parts or path[-2:] == parts[-2:]
+                                                    or _distinctive(parts[-1])):
+                        found.add(name)
+        elif isinstance(node, ast.Attribute):
+            path = _dotted(node)
+            for name, parts in targets.items():
+                if path and len(path) >= 2 and path[-1] == parts[-1] and path[-2] == parts[-2]:
+                    found.add(name)
+                elif path and path[-1] == parts[-1] and _distinctive(parts[-1]):
+                    found.add(name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            for name, parts in targets.items():
+                if node.id == parts[-1] and _distinctive(parts[-1]):
+                    found.add(name)
     return sorted(found)
 
 
