@@ -110,14 +110,9 @@ def test_each_reference_earns_full_points_through_the_evaluator_with_its_tripwir
 @pytest.mark.parametrize("key", sorted(CHEATS))
 def test_calling_the_library_function_earns_nothing_even_unseen(evaluator, key):
     evaluator.tripped = set()
-    evaluator.current = key
     try:
-        evaluator._send({"op": "load", "key": f"cheat-{key}", "forbidden": list(SOLUTIONS[key].forbidden)})
-        message = evaluator._read(30)
-        assert message.get("ok") and message.get("callable"), message
-        from instructor.grader.remote import RemoteFunction
-
-        earned, lines = judge(key, RemoteFunction(evaluator, "cheat"), seed=3, tripped=evaluator.tripped)
+        answer = evaluator.load(key, SOLUTIONS[key].tripwires, name=f"cheat-{key}")
+        earned, lines = judge(key, answer, seed=3, tripped=evaluator.tripped)
     finally:
         evaluator.finish()
     assert earned == 0 and evaluator.tripped & set(SOLUTIONS[key].forbidden), lines
@@ -125,15 +120,11 @@ def test_calling_the_library_function_earns_nothing_even_unseen(evaluator, key):
 
 
 def test_a_function_that_never_returns_is_stopped_and_the_next_exercise_is_graded(evaluator):
-    evaluator.current = "spins"
-    evaluator._send({"op": "load", "key": "spins", "forbidden": []})
-    assert evaluator._read(30).get("callable")
-    from instructor.grader.remote import RemoteFunction
-
+    spins = evaluator.load("spins", ())
     evaluator.call_timeout = 3
     try:
         with pytest.raises(EvaluatorFailed, match="time limit"):
-            RemoteFunction(evaluator, "spins")(1)
+            spins(1)
     finally:
         evaluator.call_timeout = 30
     answer = evaluator.load("ch01.ex3", ())  # a fresh evaluator process

@@ -112,12 +112,12 @@ class Evaluator:
 
     # -- answers -----------------------------------------------------------------------------------------------
 
-    def load(self, key: str, forbidden=()):
-        """The answer to ``key``: a plain value, or a :class:`RemoteFunction` (EvaluatorFailed if unreadable)."""
+    def load(self, key: str, forbidden=(), name: str | None = None):
+        """The answer to ``key`` (saved as ``<name or key>.pkl``): a plain value, or a :class:`RemoteFunction`
+        (EvaluatorFailed if unreadable)."""
         if self.process is None:
             self._start()
-        self.current = key
-        self._send({"op": "load", "key": key, "forbidden": list(forbidden)})
+        self._send({"op": "load", "key": name or key, "forbidden": list(forbidden)})
         message = self._read(self.call_timeout + 20)
         if message.get("done"):
             raise EvaluatorFailed("loading the answer ended the evaluator")
