@@ -39,6 +39,24 @@ def _clip(grads, max_norm):
     return [p.grad for p in params]
 
 
+def _clip_by_norm(grads, max_norm):
+    import seqviz.gradients
+
+    return seqviz.gradients.clip_by_norm(grads, max_norm)[0]
+
+
+def _reverse(x, lengths):
+    from seqviz.models.seq2seq import reverse_padded
+
+    return reverse_padded(x, lengths)
+
+
+def _bigram(train, test, V):
+    from seqviz.experiments.language import ngram_perplexity
+
+    return ngram_perplexity(torch.tensor(train), torch.tensor(test), V)
+
+
 def _attention(q, k, v, mask=None):
     from seqviz.models import scaled_dot_product_attention as sdpa  # an alias does not help
 
@@ -71,7 +89,8 @@ def _sample(logits, temperature, u):
 
 
 CHEATS = {"ch08.ex3": _pe, "ch03.ex4": _clip, "ch08.ex1": _attention, "ch02.ex4": _grad_w, "ch09.ex1": _mask,
-          "ch02.ex2": _rnn_count, "ch04b.ex2": _sample}
+          "ch02.ex2": _rnn_count, "ch04b.ex2": _sample, "ch05.ex1": _reverse, "ch04b.ex3": _bigram}
+CHEATS_TOO = {"ch03.ex4": _clip_by_norm}  # a second library function for the same exercise
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +102,8 @@ def evaluator(tmp_path_factory):
         (folder / f"{key}.pkl").write_bytes(cloudpickle.dumps(solution.reference()))
     for key, cheat in CHEATS.items():
         (folder / f"cheat-{key}.pkl").write_bytes(cloudpickle.dumps(cheat))
+    for key, cheat in CHEATS_TOO.items():
+        (folder / f"cheat2-{key}.pkl").write_bytes(cloudpickle.dumps(cheat))
     (folder / "spins.pkl").write_bytes(cloudpickle.dumps(lambda *a: [None for _ in iter(int, 1)]))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     running = Evaluator(folder, [], env, call_timeout=30)
@@ -107,11 +128,12 @@ def test_each_reference_earns_full_points_through_the_evaluator_with_its_tripwir
     assert earned == points(key), lines
 
 
-@pytest.mark.parametrize("key", sorted(CHEATS))
-def test_calling_the_library_function_earns_nothing_even_unseen(evaluator, key):
+@pytest.mark.parametrize("key,name", [(k, f"cheat-{k}") for k in sorted(CHEATS)] +
+                         [(k, f"cheat2-{k}") for k in sorted(CHEATS_TOO)])
+def test_calling_the_library_function_earns_nothing_even_unseen(evaluator, key, name):
     evaluator.tripped = set()
     try:
-        answer = evaluator.load(key, SOLUTIONS[key].tripwires, name=f"cheat-{key}")
+        answer = evaluator.load(key, SOLUTIONS[key].tripwires, name=name)
         earned, lines = judge(key, answer, seed=3, tripped=evaluator.tripped)
     finally:
         evaluator.finish()

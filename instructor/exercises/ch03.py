@@ -79,17 +79,19 @@ mistakes("ch03", "clip_grad_norm", clip_without_epsilon=_clip_without_epsilon)
 solution("ch03.ex1", lambda: math.log(0.5), wrong={
     "singular value": (lambda: math.log(_slope_numbers(((0.5, 1.0), (0.0, 0.5)))[3]), "largest singular value"),
     "the factor": (lambda: 0.5, "the factor per step"), "minus the factor": (lambda: -0.5, "natural logarithm")})
-solution("ch03.ex2", lambda: _closed_form_reference, wrong={
+solution("ch03.ex2", lambda: _closed_form_reference, forbidden=("seqviz.gradients.hidden_grad_norms",), wrong={
     "untransposed": (lambda: (lambda w, g, T: _closed_form_reference(w.T, g, T)), "Check the transpose"),
     "reversed": (lambda: (lambda w, g, T: _closed_form_reference(w, g, T).flip(0)), "runs backwards"),
     "off by one": (lambda: (lambda w, g, T: _closed_form_reference(w, g @ w, T)), "no factor at all")})
-solution("ch03.ex3", lambda: _jacobian_reference, wrong={
+solution("ch03.ex3", lambda: _jacobian_reference,
+         forbidden=("seqviz.gradients.rnn_step_jacobians", "torch.autograd.functional.jacobian"), wrong={
     "no slope": (lambda: (lambda w, h: w), "1 - h_t^2"),
     "columns": (lambda: (lambda w, h: (1 - h * h).unsqueeze(0) * w), "1 - h_t^2"),
     "1 - h": (lambda: (lambda w, h: (1 - h).unsqueeze(1) * w), "1 - h_t^2")})
 solution("ch03.ex4", lambda: _clip_reference,
          forbidden=("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
-                    "torch.nn.utils.clip_grads_with_norm_", "torch.nn.utils.get_total_norm"),
+                    "torch.nn.utils.clip_grads_with_norm_", "torch.nn.utils.get_total_norm",
+                    "seqviz.gradients.clip_by_norm"),
          wrong={"each": (lambda: _clip_each, "Clip all gradients together"),
                 "always": (lambda: _clip_always, "nothing should change"),
                 "clamp": (lambda: (lambda grads, m: [g.clamp(-m, m) for g in grads]), "Clip all gradients together"),

@@ -110,7 +110,8 @@ solution("ch04b.ex2", lambda: _sample_reference,
                 "times T": (lambda: _sample_times_temperature, "do not multiply"),
                 "last id": (lambda: (lambda logits, t, u: len(logits) - 1), "whose running sum exceeds u"),
                 "a float": (lambda: (lambda logits, t, u: 0.5), "should return an int token id")})
-solution("ch04b.ex3", lambda: _bigram_reference, wrong={
+solution("ch04b.ex3", lambda: _bigram_reference, forbidden=("seqviz.experiments.language.ngram_perplexity",),
+         wrong={
     "plus one below": (lambda: _bigram_plus_one_below, "the denominator grows by V"),
     "over all tokens": (lambda: _bigram_over_all_tokens, "n - 1 bigrams"),
     "test counts": (lambda: _bigram_test_counts, "held out"),

@@ -56,7 +56,7 @@ values("ch06", score=_score_reference, winner=_winner,
        best_totals=lambda live, nxt, beam: _beam_step_reference(live, nxt, beam)[2],
        sequence_log_prob=_log_prob_reference)
 
-solution("ch06.ex1", lambda: _score_reference, wrong={
+solution("ch06.ex1", lambda: _score_reference, forbidden=("seqviz.decode.length_score",), wrong={
     "per token": (lambda: (lambda lp, n, a: lp / n), "should be the log-probability itself"),
     "times": (lambda: (lambda lp, n, a: lp * n ** a), "you give")})
 solution("ch06.ex1b", lambda: ("short", "long"), wrong={"short short": (lambda: ("short", "short"), "alpha = 1"),
