@@ -49,7 +49,8 @@ COURSE_ID = "seqviz"
 CODE_STUB = "# your code here"
 GRADE_HEADER = ("# Grading cell for {key} ({points} pt): make grade reads your answer `{name}` after the check "
                 "cell above; this cell does nothing.")
-NBGRADER_CONFIG = """# The nbgrader course of the book (written by make student; book/instructors.md). Run nbgrader from this folder.
+NBGRADER_CONFIG = """# The nbgrader course of the book (written by make student; book/instructors.md).
+# Run nbgrader from this folder.
 import os
 
 from nbconvert.preprocessors import Preprocessor

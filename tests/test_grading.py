@@ -115,7 +115,8 @@ def misbehaving_run(course, tmp_path_factory):
     code, rows, folder = run_grader(tmp / "submissions", course_dir, tmp / "grades", "--cell-timeout", str(per_cell),
                                     "--timeout", str(per_notebook), "--call-timeout", str(per_cell))
     seconds = time.perf_counter() - start
-    table = gradebook_table(cases, rows) + f"\n\nlimits: {per_cell} s per cell and per call, {per_notebook} s per notebook"
+    table = gradebook_table(cases, rows)
+    table += f"\n\nlimits: {per_cell} s per cell and per call, {per_notebook} s per notebook"
     (tmp_path_factory.getbasetemp() / "misbehaving_gradebook.md").write_text(table + f"\n\ngraded in {seconds:.0f} s\n")
     print(table, f"graded in {seconds:.0f} s", sep="\n")
     return code, rows, folder, cases

@@ -89,8 +89,8 @@ solution("ch04.ex1", lambda: _gru_step_reference, forbidden=("torch.gru_cell", "
                 "rows z, r, n": (lambda: _gru_step_swapped_rows, "row order of the weights"),
                 "sized for H = 4": (lambda: _gru_step_sized_for_one_case, "raised")})
 solution("ch04.ex2", lambda: _count_reference,
-         forbidden=("torch.nn.RNN.__init__", "torch.nn.GRU.__init__", "torch.nn.LSTM.__init__", "torch.nn.RNNBase.__init__",
-                    "seqviz.measure.count_parameters"), wrong={
+         forbidden=("torch.nn.RNN.__init__", "torch.nn.GRU.__init__", "torch.nn.LSTM.__init__",
+                    "torch.nn.RNNBase.__init__", "seqviz.measure.count_parameters"), wrong={
     "one bias": (lambda: _count_one_bias, "two bias vectors per gate"),
     "GRU as LSTM": (lambda: _count_gru_as_lstm, "three blocks of rows"),
     "square": (lambda: _count_square, "parameters.")})

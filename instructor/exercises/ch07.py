@@ -62,7 +62,8 @@ solution("ch07.ex3", lambda: _count_reference,
 @hidden("ch07.ex1")
 def _hidden_additive(answer, g):
     B, S, Hq, Hk, A = randint(g, 1, 4), randint(g, 2, 6), randint(g, 1, 5), randint(g, 1, 5), randint(g, 1, 6)
-    W_query, W_key, b_key = torch.randn(A, Hq, generator=g), torch.randn(A, Hk, generator=g), torch.randn(A, generator=g)
+    W_query, W_key = torch.randn(A, Hq, generator=g), torch.randn(A, Hk, generator=g)
+    b_key = torch.randn(A, generator=g)
     v = torch.randn(A, generator=g)
     query, keys = torch.randn(B, Hq, generator=g), torch.randn(B, S, Hk, generator=g)
     lengths = torch.randint(1, S + 1, (B,), generator=g)

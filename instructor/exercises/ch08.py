@@ -86,8 +86,9 @@ values("ch08", attention=scaled_dot_product_attention, window=_window_reference,
 mistakes("ch08", "attention", attention_scaled_by_dv=_attention_scaled_by_dv, attention_unscaled=_attention_unscaled)
 
 solution("ch08.ex1", lambda: _attention_reference,
-         forbidden=("seqviz.models.mha.scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention",
-                    "torch.nn.MultiheadAttention.forward", "seqviz.models.mha.MultiHeadAttention.forward"),
+         forbidden=("seqviz.models.mha.scaled_dot_product_attention",
+                    "torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention.forward",
+                    "seqviz.models.mha.MultiHeadAttention.forward"),
          wrong={"unscaled": (lambda: _attention_unscaled, "by sqrt(d_k) before the softmax"),
                 "no mask": (lambda: _attention_no_mask, "Masked positions get weight"),
                 "scaled by d_v": (lambda: _attention_scaled_by_dv, "You divided by sqrt(d_v)"),

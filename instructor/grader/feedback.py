@@ -8,8 +8,9 @@ from __future__ import annotations
 import html
 import re
 
-STYLE = """body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;
-line-height:1.5;color:#222}h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}.points{float:right;font-weight:600}
+STYLE = """body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:52rem;margin:2rem auto;
+padding:0 1rem;line-height:1.5;color:#222}h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+.points{float:right;font-weight:600}
 .full{color:#1a7f37}.none{color:#b42318}pre,li{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word}
 pre{background:#f6f8fa;padding:.75rem;border-radius:6px;font-size:.85rem}ul.notes li{margin:.25rem 0}"""
 

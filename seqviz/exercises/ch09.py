@@ -115,8 +115,8 @@ def check_segments(answer):
             got = got.tolist()
         expected = EXPECTED("segment_ids", i, tokens)
         if not isinstance(got, (list, tuple)) or list(got) != expected:
-            return False, f"for {' '.join(tokens)} you gave {got if isinstance(got, (list, tuple)) else describe(got)}" \
-                          f", expected {expected}."
+            shown = got if isinstance(got, (list, tuple)) else describe(got)
+            return False, f"for {' '.join(tokens)} you gave {shown}, expected {expected}."
     return True, "[CLS], sentence A and its [SEP] are segment 0; sentence B and the final [SEP] segment 1; pads 0."
 
 
