@@ -53,7 +53,7 @@ NBGRADER_CONFIG = """# The nbgrader course of the book (written by make student;
 # Run nbgrader from this folder.
 import os
 
-from nbconvert.preprocessors import Preprocessor
+from nbgrader.preprocessors import NbGraderPreprocessor
 
 c = get_config()  # noqa: F821 - nbgrader's configuration object
 c.CourseDirectory.course_id = "{course_id}"
@@ -64,7 +64,7 @@ c.Exchange.root = os.path.join(c.CourseDirectory.root, "exchange")
 c.ClearSolutions.code_stub = {{"python": "{code_stub}"}}
 
 
-class GradedByMakeGrade(Preprocessor):
+class GradedByMakeGrade(NbGraderPreprocessor):  # nbgrader's base: enabled when registered
     \"\"\"nbgrader autograde and generate_feedback would score what the student's own kernel prints: refused.\"\"\"
 
     def preprocess(self, nb, resources):

@@ -136,3 +136,17 @@ def test_the_students_get_their_feedback_through_the_exchange(guide_run):
     assert pages, "nbgrader fetch_feedback brought no page"
     text = pages[0].read_text()
     assert "Exercise 1.1" in text and "8 / 8" in text and "<script" not in text
+
+
+def test_nbgrader_autograde_is_refused_with_a_pointer_to_make_grade(guide_run):
+    """It would score what the student's kernel prints (book/instructors.md, "Why nbgrader")."""
+    repo, *_ = guide_run
+    env = {**os.environ, "PATH": str(ROOT / ".venv" / "bin") + os.pathsep + os.environ.get("PATH", "")}
+    for command in ("autograde", "generate_feedback"):
+        if command == "generate_feedback":  # a notebook where an earlier autograde would have left it
+            for submitted in (repo / "course" / "submitted").glob("*/ch01"):
+                shutil.copytree(submitted, repo / "course" / "autograded" / submitted.parent.name / "ch01",
+                                dirs_exist_ok=True)
+        run = subprocess.run(["nbgrader", command, "ch01", "--force"], cwd=repo / "course", env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode != 0 and "graded by `make grade" in run.stdout + run.stderr, command
