@@ -228,10 +228,11 @@ def test_every_name_a_notebook_takes_from_seqviz_is_in_the_package_at_the_pin():
 
 
 def version_commit() -> str:
-    """The commit that last changed pyproject.toml's version line."""
+    """The last commit whose version line differs from one of its parents' (-m: a merge that brought a new version
+    together with the other side's changes set that version for the merged package)."""
     if git(ROOT, "rev-parse", "--is-shallow-repository") == "true":
         pytest.fail("this clone is shallow: the version rule needs the history (git fetch --unshallow)")
-    return git(ROOT, "log", "-1", "--format=%H", "-G", r'^version = "', "--", "pyproject.toml")
+    return git(ROOT, "log", "-m", "-1", "--format=%H", "-G", r'^version = "', "--", "pyproject.toml")
 
 
 def test_the_version_moves_when_a_notebook_starts_to_depend_on_something_new():
