@@ -95,6 +95,7 @@ def install_seqviz(want):
                     return (f"Could not install {{wanted}}: this runtime cannot reach the internet ({{said}}). "
                             "Connect it (Runtime → Disconnect and delete runtime, then Connect), then run this cell again.")
                 said = next((line for line in reversed(lines) if line.startswith(("ERROR", "fatal"))), lines[-1])
+                said = lines[-1] if said.endswith(":") else said  # "ERROR: Exception:" heads a traceback
                 return (f"Could not install {{wanted}}: pip failed ({{said}}; its output is above). "
                         "Run this cell again; if it fails again: Runtime → Disconnect and delete runtime, then Run all.")
         importlib.invalidate_caches()

@@ -172,6 +172,14 @@ def test_a_pip_failure_names_pips_error_and_what_to_try(tmp_path, monkeypatch):
         runtime.execute(cell())
 
 
+def test_a_pip_crash_names_its_exception_not_its_heading(tmp_path, monkeypatch):
+    stderr = ("ERROR: Exception:\nTraceback (most recent call last):\n  File \"tomllib.py\", line 1\n"
+              "tomllib.TOMLDecodeError: Cannot overwrite a value (at line 84, column 98)\n")
+    runtime = Runtime(tmp_path, monkeypatch, pip=(2, stderr))
+    with pytest.raises(RuntimeError, match=r"pip failed \(tomllib.TOMLDecodeError: Cannot overwrite a value"):
+        runtime.execute(cell())
+
+
 def test_a_half_installed_seqviz_is_found_and_installed_again(tmp_path, monkeypatch):
     runtime = Runtime(tmp_path, monkeypatch)
     runtime.install(whole=False)  # the right commit, but a file of it is missing (an interrupted install)
