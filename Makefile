@@ -14,7 +14,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 .PHONY: help install test unit browser integration notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
-.PHONY: lab live-check
+.PHONY: lab live-check colab-check
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
@@ -22,8 +22,10 @@ help:
 	@echo "make unit        the fast unit tests (no browser, no grading); make browser, make integration: the others"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
-	@echo "make student     write the student edition to student/notebooks/"
-	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [JOBS=2]  grade submitted notebooks (nbgrader): grades/"
+	@echo "make student [VARIANT=name]  the student edition (student/notebooks/) and the private course/"
+	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"
+	@echo "                 grade submitted notebooks: a new dated folder in grades/ (book/instructors.md)"
+	@echo "make book SOLUTIONS=0  the course build: the same book with every solution removed"
 	@echo "make strip       remove outputs from notebooks before committing"
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
@@ -32,6 +34,7 @@ help:
 	@echo "make emulated-gpu  every notebook (quick mode) on an emulated CUDA device: catches device mix-ups"
 	@echo "make lab         install JupyterLab into .venv and open the chapters in it"
 	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
+	@echo "make colab-check  run every chapter from its first cell as in Colab (Colab's packages, .venv-colab)"
 
 # jupyter-events (brought by nbgrader and JupyterLab) pulls in rfc3987-syntax, which builds a parser when
 # imported; plotly imports nbformat, which imports jsonschema, which imports it: 2.5-3.4 s measured on every
@@ -87,8 +90,10 @@ book-quick: $(STAMP)
 browser-check: $(STAMP)
 	$(PY) scripts/browser_check.py
 
+# The student edition and the private course folder (course/: the instructor's material, nbgrader's
+# configuration, the class variant). VARIANT=name draws other hidden cases for a class (book/instructors.md).
 student: $(STAMP)
-	$(PY) scripts/make_student.py
+	$(PY) scripts/make_student.py $(if $(VARIANT),--variant "$(VARIANT)")
 
 strip:
 	$(PYTHON) scripts/strip_outputs.py
@@ -157,9 +162,30 @@ lab: $(LAB_STAMP)
 live-check: $(LAB_STAMP)
 	$(PY) scripts/live_check.py
 
-# Grade a folder of submitted notebooks with nbgrader (release first: make student). See book/instructors.md.
+# Grade a folder of submitted notebooks (book/instructors.md): each run writes a new dated folder in $(or $(OUT),grades)/.
+# TIMEOUT: seconds per notebook run; CELL_TIMEOUT: per cell; FULL=1: the chapters in full mode; MERGE=1: also
+# merge into <OUT>/gradebook.csv.
 .PHONY: grade
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02]"; exit 2; }
-	@test -f course/gradebook.db || $(PY) scripts/make_student.py
-	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"; exit 2; }
+	@test -d course/instructor -a -f course/variant.json || $(PY) scripts/make_student.py
+	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \
+	  $(if $(OUT),--out "$(OUT)") $(if $(filter 1 yes true,$(FULL)),--full) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+	  $(if $(CELL_TIMEOUT),--cell-timeout $(CELL_TIMEOUT)) $(if $(JOBS),--jobs $(JOBS)) \
+	  $(if $(filter 1 yes true,$(MERGE)),--merge)
+
+# Colab, as near as this machine gets: a second venv with Colab's packages (colab-packages.txt, torch as the CPU
+# stand-in), then every chapter run from its Colab cell in a fresh layer over it, its outputs each in their own
+# sandboxed iframe, and the kernel-side widgets in the classic Notebook 6.5 (scripts/colab_check.py). Colab never
+# loads widgetsnbextension's JavaScript; the classic Notebook does, and 3.6.10's cannot create an Output widget:
+# classic-frontend/ holds 3.6.1's, released with ipywidgets 7.7.1, served by the classic Notebook only.
+VENV_COLAB ?= .venv-colab
+$(VENV_COLAB)/.installed: colab-packages.txt
+	rm -rf $(VENV_COLAB)
+	$(PYTHON) -m venv $(VENV_COLAB)
+	$(VENV_COLAB)/bin/python -m pip install --quiet -r colab-packages.txt
+	$(VENV_COLAB)/bin/python -m pip install --quiet --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
+	@touch $@
+
+colab-check: $(STAMP) $(VENV_COLAB)/.installed
+	$(PY) scripts/colab_check.py --colab $(VENV_COLAB)
