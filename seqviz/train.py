@@ -9,7 +9,6 @@ in through ``callbacks``: ``callback(step, model, record)``; returning True stop
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ import torch
 from torch import nn
 
 from .config import pick_device, progress as progress_bar
+from .measure import Stopwatch
 
 
 class TrainingDiverged(RuntimeError):
@@ -119,7 +119,7 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     generator = torch.Generator().manual_seed(seed)
     history = History()
     eval_every = eval_every or steps
-    start = time.perf_counter()
+    clock = Stopwatch(device).start()   # the run's wall-clock seconds, read after the device has finished
 
     bar = progress_bar(range(1, steps + 1), desc=desc, disable=not progress, leave=False)
     model.train()
@@ -157,5 +157,5 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
         if any(cb(step, model, record) for cb in callbacks):
             break
     bar.close()
-    history.seconds = time.perf_counter() - start
+    history.seconds = clock.stop()
     return history

@@ -3,7 +3,6 @@
 import base64
 import re
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,9 +10,9 @@ import torch
 from seqviz import config
 from seqviz.viz import bertviz_head_view, bertviz_model_view
 from seqviz.viz.bertviz_bridge import ASSETS, INSTALL_HINT, Message, localise, script_sources
+from web_page import CHROMIUM
 
 pytest.importorskip("bertviz")
-CHROMIUM = Path("/usr/bin/chromium")
 TOKENS = ["the", "cat", "sat", "on", "mats"]
 
 
@@ -90,9 +89,10 @@ def test_an_unknown_bertviz_html_is_refused_not_silently_left_online():
         localise('<script src="https://example.org/require.min.js"></script><div></div>', mode="inline")
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+@pytest.mark.browser
 def test_the_inline_views_draw_in_chromium_with_the_network_cut_off(tmp_path):
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    from playwright.sync_api import sync_playwright
+
     head = bertviz_head_view(_attn(), TOKENS, mode="inline").html
     model = bertviz_model_view(_attn(), TOKENS, sentence_b_start=2, mode="inline").html
     (tmp_path / "page.html").write_text(f"<html><body>{head}{model}</body></html>")

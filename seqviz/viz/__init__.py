@@ -17,7 +17,7 @@ static book, a matplotlib plot, and a live widget with its fast picture.
 - :mod:`.positions`: positional encodings (chapter 8); :mod:`.costs`: cost against length (chapter 8);
 - :mod:`.scaling`: repeated timings with their spread, loss by position, loss against compute (chapter 9b);
 - :mod:`.guide`: chapter 10's decision guide as HTML;
-- :mod:`.live_view`: the live-view machinery (:func:`live`, :func:`sentence_view`);
+- :mod:`.live_view`: the kernel-side live-view machinery (:func:`live`, :class:`LiveView`);
 - :mod:`.book`: the book's plotly renderer (:func:`use_book_renderer`);
 - ``_plumbing``: private plumbing shared by all of them (arrays in, labels, PNG, blitting).
 
@@ -27,7 +27,8 @@ Names follow one scheme:
   static book, without a kernel;
 - ``X_plot``: a matplotlib ``Figure`` drawn from data;
 - ``X_diagram``: a matplotlib schematic of a model, drawn once (no data);
-- ``X_widget``: a live ipywidgets view (a :class:`LiveView`) that recomputes in a kernel;
+- ``live(render, **controls)``: a kernel-side live view (a :class:`LiveView`: ipywidgets controls over any
+  ``render``), which recomputes in a kernel; a view that runs in the page is ``seqviz.web``'s ``X_view``;
 - ``XPicture``: a fast, redrawable matplotlib picture for a live view: ``picture.show(data)`` returns
   a PNG ``Image``; the axes are drawn once and only what changes is redrawn (blitting);
 - ``XCanvas``: one sentence's picture, drawn once; ``canvas.show(position)`` moves through it
@@ -53,7 +54,7 @@ from .gates import (GatesCanvas, conveyor_belt_figure, forget_survival, gate_hea
 from .gradients import DecayPicture, decay_figure, decay_plot
 from .guide import guide_html
 from .heads import HeadsCanvas, head_view_figure, to_bertviz
-from .live_view import LiveView, live, require_known_words, sentence_view
+from .live_view import LiveView, live, require_known_words
 from .positions import position_similarity_figure, positional_encoding_figure
 from .predictions import PredictionBarsPicture, prediction_bars_figure, prediction_bars_plot
 from .scaling import frontier_figure, position_loss_figure, spread_figure
@@ -63,7 +64,7 @@ from .text import char_heat_figure
 __all__ = [
     # general: building blocks, live views, the book's renderer
     "BookRenderer", "HeatmapPicture", "LiveView", "heatmap_figure", "heatmap_plot", "lines_figure", "lines_plot",
-    "live", "require_known_words", "sentence_view", "slider_figure", "use_book_renderer",
+    "live", "require_known_words", "slider_figure", "use_book_renderer",
     # chapters 1-3
     "DecayPicture", "PredictionBarsPicture", "accuracy_vs_distance_figure", "decay_figure", "decay_plot",
     "prediction_bars_figure", "prediction_bars_plot",

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._plumbing import Blitter, as_array, unique_labels
+from ._plumbing import Blitter, as_array, check_series, unique_labels
 
 
 # -- heatmaps ----------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def heatmap_figure(matrix, x_labels: Sequence[str] | None = None, y_labels: Sequ
                    title: str = "", xlabel: str = "", ylabel: str = "", colorscale: str = "RdBu",
                    zmid: float | None = 0.0, height: int = 360, hover: str = "value") -> go.Figure:
     """A plotly heatmap of a 2-D array; hovering shows row, column and value."""
-    z = as_array(matrix)
+    z = as_array(matrix, "matrix")
     if z.ndim != 2:
         raise ValueError(f"matrix must be 2-D, got shape {z.shape}")
     x = list(x_labels) if x_labels is not None else list(range(z.shape[1]))
@@ -145,8 +145,7 @@ def lines_plot(series: Mapping[str, tuple], *, title: str = "", xlabel: str = ""
                logx: bool = False, size=(6.5, 3.5), markers: bool = True, hline: float | None = None,
                hline_label: str = ""):
     """One line per entry of ``series`` = {label: (x, y)}; returns the Figure."""
-    if not series:
-        raise ValueError("lines_plot() needs at least one series {label: (x, y)}")
+    check_series(series, "lines_plot()")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=size, layout="constrained")
@@ -170,8 +169,7 @@ def lines_plot(series: Mapping[str, tuple], *, title: str = "", xlabel: str = ""
 def lines_figure(series: Mapping[str, tuple], *, title: str = "", xlabel: str = "", ylabel: str = "",
                  logy: bool = False, logx: bool = False, height: int = 380, mode: str = "lines+markers") -> go.Figure:
     """One line per entry of ``series`` = {label: (x, y)}."""
-    if not series:
-        raise ValueError("lines_figure() needs at least one series {label: (x, y)}")
+    check_series(series, "lines_figure()")
     fig = go.Figure()
     for label, (x, y) in series.items():
         x, y = as_array(x), as_array(y)

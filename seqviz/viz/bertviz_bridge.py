@@ -25,6 +25,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import config
+from .heads import to_bertviz
+
 ASSETS = Path(__file__).with_name("bertviz_js")
 SCRIPTS = {"require": "require.js", "d3": "d3.min.js", "jquery": "jquery.min.js"}
 INSTALL_HINT = "bertviz is not installed here: pip install bertviz, then run this cell again."
@@ -78,8 +81,6 @@ def script_sources(mode: str | None = None) -> tuple[str, dict[str, str]]:
     "inline" (a live kernel: everything inside the output) or "book" (the book's ``_static/bertviz/``,
     relative to the page of the notebook being executed). The default is "book" while the book is
     built and "inline" otherwise."""
-    from .. import config
-
     mode = mode or ("book" if config.BOOK else "inline")
     if mode == "book":
         root = _book_root(Path.cwd())
@@ -117,9 +118,7 @@ def localise(page: str, mode: str | None = None) -> str:
 
 def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
     """Checked (1, heads, T, T) float64 tensors, one per layer, rounded to 3 decimals."""
-    import torch
-
-    from .heads import to_bertviz
+    import torch   # here, not at the top: importing seqviz.viz stays free of torch
 
     layers = to_bertviz(attentions, list(tokens))
     first = tuple(layers[0].shape)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
+from .. import config
+
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 RENDERER = "seqviz_book"
 
@@ -41,8 +43,6 @@ def use_book_renderer(force: bool = False) -> bool:
     Returns whether it did. Outside a book build it changes nothing, so a chapter can call
     it unconditionally: in Jupyter and Colab plotly keeps its own renderer.
     """
-    from .. import config
-
     if not (force or config.BOOK):
         return False
     pio.renderers[RENDERER] = BookRenderer()

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from ._plumbing import Blitter, as_array, plain_log_axis
+from ._plumbing import Blitter, as_array, check_series, plain_log_axis
 
 
 def _decay_axes(fig, titled: bool):
@@ -98,8 +98,9 @@ def decay_figure(series: Mapping[str, tuple], guides: Mapping[str, tuple] | None
     units fixes the axis, so that slider frames share one scale. Chapter 3 uses it for
     ||dL/dh_t|| against t and for the norms of Jacobian products.
     """
-    if not series:
-        raise ValueError("decay_figure() needs at least one series {label: (x, y)}")
+    check_series(series, "decay_figure()")
+    if guides is not None:
+        check_series(guides, "decay_figure()'s guides")
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
     fig = go.Figure()
     for kind, entries in (("measured", series), ("guide", guides or {})):
