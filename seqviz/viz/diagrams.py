@@ -25,9 +25,12 @@ class _Sketch:
     """A figure in data units with boxes, round nodes and wires; parts outside ``lit`` are drawn faded."""
 
     def __init__(self, size, xlim, ylim, lit=None):
-        from matplotlib.figure import Figure
+        import matplotlib.pyplot as plt
 
-        self.fig = Figure(figsize=size)  # outside pyplot: a notebook shows it once, as the cell's value
+        # Made by pyplot, so that a notebook's inline backend knows how to show it, then closed at once: the
+        # notebook shows it once, as the cell's value, and nothing is left open.
+        self.fig = plt.figure(figsize=size)
+        plt.close(self.fig)
         self.ax = self.fig.add_axes((0, 0, 1, 1))
         self.ax.set(xlim=xlim, ylim=ylim)
         self.ax.set_axis_off()
