@@ -146,9 +146,11 @@ def wrap_title(title: str, width: int = 46) -> str:
     phone shows it whole; a title already broken by hand is kept."""
     import textwrap
 
-    if not title or "<br>" in title:
+    if not title or "<br>" in title or len(title) <= width:
         return title or ""
-    return "<br>".join(textwrap.wrap(title, width)) or title
+    lines = -(-len(title) // width)                       # as few lines as fit, then balanced:
+    even = -(-len(title) // lines) + 4                    # no short word left alone on the last one
+    return "<br>".join(textwrap.wrap(title, min(width, even))) or title
 
 
 def readable_layout(fig: go.Figure, title: str = "", *, legend: bool = True, top: int = 20) -> go.Figure:
@@ -167,12 +169,15 @@ def readable_layout(fig: go.Figure, title: str = "", *, legend: bool = True, top
 
 def log_dtick(*arrays) -> int | None:
     """A decade step for a log axis over these values: every decade up to six of them, then every second or
-    third, so the labels never crowd (plotly's own choice labels 2 and 5 inside each decade)."""
+    third, so the labels never crowd (plotly's own choice labels 2 and 5 inside each decade); None (plotly's
+    choice) when the values span less than two decades, where decades alone would leave the axis bare."""
     values = np.concatenate([np.ravel(as_array(a)) for a in arrays]) if arrays else np.array([])
     values = values[np.isfinite(values) & (values > 0)]
     if values.size < 2:
         return None
     decades = np.log10(values.max()) - np.log10(values.min())
+    if decades < 2:
+        return None                   # within a decade or two, plotly's own ticks label the axis
     return max(1, int(np.ceil(decades / 6)))
 
 

@@ -147,14 +147,14 @@ def io_patterns_diagram(size=(10, 3.6)):
 
 
 _LSTM_PARTS = {  # which parts each step of the walk-through lights up
-    "forget": {"forget", "rail"},
+    "forget": {"forget", "rail", "belt_in"},
     "input": {"input", "candidate", "rail"},
-    "cell": {"belt", "forget_mul", "add", "input_mul"},
+    "cell": {"belt", "belt_in", "forget_mul", "add", "input_mul"},
     "output": {"output", "show", "rail", "h_out"},
 }
 
 
-def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", size=(9.0, 4.6)):
+def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", size=(7.6, 3.9)):
     """One LSTM step (after Olah's "Understanding LSTM Networks").
 
     The cell state runs along the top like a conveyor belt; the previous note $h_{t-1}$ and the input $x_t$
@@ -176,14 +176,14 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
     xf, xi, xg, xo, xs = 2.3, 3.9, 5.3, 6.9, 8.3  # forget, input, candidate, output boxes; the "show" column
     lit = s.on("belt")
     s.wire([(-0.6, belt), (10.8, belt)], part="belt", lw=5 if lit and s.lit else 4, color=BELT, zorder=2.5)
-    s.text(-0.6, belt + 0.35, "$c_{t-1}$", ha="left", size=13)
-    s.text(10.8, belt + 0.35, "$c_t$", ha="right", size=13)
+    s.text(-0.6, belt + 0.35, "$c_{t-1}$", ha="left", size=13, part="belt_in")
+    s.text(10.8, belt + 0.35, "$c_t$", ha="right", size=13, part="belt")
     s.text(5.2, belt + 0.5, "cell state: the conveyor belt", part="belt", size=10, color="#a0661a")
     # the bottom: h_{t-1} from the left, x_t from below, joined and read by every box
     s.wire([(-0.6, rail), (xo, rail)], part="rail", arrow=False)
-    s.text(-0.6, rail - 0.35, "$h_{t-1}$", ha="left", size=13)
+    s.text(-0.6, rail - 0.35, "$h_{t-1}$", ha="left", size=13, part="rail")
     s.wire([(1.4, -0.75), (1.4, rail)], part="rail", arrow=False)
-    s.text(1.55, -0.6, "$x_t$", ha="left", size=13)
+    s.text(1.55, -0.6, "$x_t$", ha="left", size=13, part="rail")
     s.text(0.05, rail + 0.38, "$[h_{t-1}, x_t]$", ha="left", size=10, part="rail")
     gates = [("forget", xf, "$\\sigma$", GATE, "$f_t$"), ("input", xi, "$\\sigma$", GATE, "$i_t$"),
              ("candidate", xg, "tanh", SQUASH, "$g_t$"), ("output", xo, "$\\sigma$", GATE, "$o_t$")]
@@ -236,7 +236,7 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
 _GRU_PARTS = {"reset": {"reset", "rail", "reset_mul", "candidate"}, "update": {"update", "keep", "take", "rail"}}
 
 
-def gru_cell_diagram(highlight: str | None = None, size=(9.0, 4.6)):
+def gru_cell_diagram(highlight: str | None = None, size=(7.6, 3.9)):
     """One GRU step in PyTorch's convention: $h_t = (1 - z_t) \\odot n_t + z_t \\odot h_{t-1}$.
 
     The note runs along the top (there is no separate belt); the reset gate $r_t$ decides how much of the
@@ -253,13 +253,13 @@ def gru_cell_diagram(highlight: str | None = None, size=(9.0, 4.6)):
     top, gate_y, rail = 4.05, 2.0, 0.95
     xr, xz, xn, xk, xa = 2.6, 4.2, 7.2, 5.6, 8.4  # reset, update, candidate; the keep and add columns
     s.wire([(-0.6, top), (10.8, top)], part="keep", lw=2.2)
-    s.text(-0.6, top + 0.35, "$h_{t-1}$", ha="left", size=13)
-    s.text(10.8, top + 0.35, "$h_t$", ha="right", size=13)
+    s.text(-0.6, top + 0.35, "$h_{t-1}$", ha="left", size=13, part="keep")
+    s.text(10.8, top + 0.35, "$h_t$", ha="right", size=13, part="take")
     s.text(3.3, top + 0.5, "the note: memory and output in one", size=10, color="#555555")
     # h_{t-1} comes down to join x_t on the rail that every box reads
     s.wire([(1.0, top), (1.0, rail), (xz, rail)], part="rail", arrow=False)
     s.wire([(1.4, -0.75), (1.4, rail)], part="rail", arrow=False)
-    s.text(1.55, -0.6, "$x_t$", ha="left", size=13)
+    s.text(1.55, -0.6, "$x_t$", ha="left", size=13, part="rail")
     for part, x, name, label in (("reset", xr, "$r_t$", "reset\ngate"), ("update", xz, "$z_t$", "update\ngate")):
         s.wire([(x, rail), (x, gate_y - 0.3)], part=part)
         s.box(x, gate_y, "$\\sigma$", GATE, part=part)
@@ -287,5 +287,5 @@ def gru_cell_diagram(highlight: str | None = None, size=(9.0, 4.6)):
     s.wire([(xa, 2.97), (xa, top - 0.22)], part="take")
     s.node(xa, top, "+", part="take")
     s.wire([(9.3, top), (9.3, 5.2)], part="keep")
-    s.text(9.45, 5.05, "$h_t$", ha="left", size=13)
+    s.text(9.45, 5.05, "$h_t$", ha="left", size=13, part="keep")
     return s.fig

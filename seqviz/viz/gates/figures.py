@@ -70,7 +70,7 @@ def _panels_layout(fig, names, tokens, units, vmax, height, unit_names):
         return dict(title=dict(text=title, side="right"), len=hi - lo, y=(lo + hi) / 2, yanchor="middle",
                     x=1.01, thickness=12)
 
-    layout = dict(height=height, margin=dict(l=70, r=70, t=40, b=20))
+    layout = dict(height=height, margin=dict(l=70, r=70, t=40, b=60))  # b: the rotated tokens
     if gate_rows:
         layout["coloraxis"] = dict(colorscale=GATE_COLORSCALE, cmin=0, cmax=1,
                                    colorbar=bar(gate_rows, "gate: 0 closed, 1 open"))
