@@ -5,6 +5,9 @@ writes ``{glue:text}`name:.1%``` and the book shows the value this run produced,
 figure in the text is ever typed by hand. Outside a book build (Colab, JupyterLab) it
 prints ``name = value`` so the reader still sees the number.
 
+``span(values, fmt)`` writes the range of several runs for a sentence: "24% to 92%", or "100%" when every run
+rounds to the same number (never "from 100% to 100%").
+
 ``say(name, outcome, sentences, **values)`` is how a chapter states a *judgement* computed from the run: the
 hidden cell decides the outcome (``"higher"``, ``"similar"`` ...) from the numbers, and ``say`` glues the whole
 sentence written for that outcome, never a word spliced into a template. The sentences may name numbers
@@ -137,6 +140,14 @@ def say(name: str, outcome, sentences: Mapping, **values) -> str:
     text = _fill(translate(sentence), values)
     glue(name, text)
     return text
+
+
+def span(values, fmt: str = ".0%", joiner: str = " to ") -> str:
+    """The range of ``values`` (several runs) as text for a sentence: ``"24% to 92%"`` with the format ``fmt``,
+    or one number when the smallest and the largest round to the same text (``"100%"``, not "100% to 100%")."""
+    runs = _runs("values", values)
+    low, high = format(min(runs), fmt), format(max(runs), fmt)
+    return low if low == high else f"{low}{joiner}{high}"
 
 
 def _finite(name: str, value) -> float:

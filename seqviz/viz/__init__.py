@@ -10,7 +10,8 @@ static book, a matplotlib plot, and a live widget with its fast picture.
 - :mod:`.gradients`: gradient norms and Jacobian products decaying with the step (chapters 3 and 4);
 - :mod:`.gates`: the gates over a sentence and the conveyor belt (chapter 4);
 - :mod:`.text`: text coloured character by character, a value per character (chapter 4b);
-- :mod:`.diagrams`: the recurrent loop and the LSTM cell, drawn once (chapters 2 and 4);
+- :mod:`.diagrams`: the recurrent loop, the input/output patterns, the LSTM and GRU cells, drawn once
+  (chapters 2 and 4);
 - :mod:`.beams`: beam search drawn as a tree (chapter 6);
 - :mod:`.heads`: attention heads, figure and still picture (chapters 8 and 9); :mod:`.bertviz_bridge`:
   bertviz's head and model views with every script served locally (chapters 8 and 9);
@@ -42,12 +43,13 @@ backend. The book build switches plotly to its renderer explicitly: every chapte
 calls :func:`use_book_renderer`, which does so only while the book is built (``SEQVIZ_BOOK=1``).
 """
 
-from .basic import HeatmapPicture, heatmap_figure, heatmap_plot, lines_figure, lines_plot, slider_figure
+from .basic import (HeatmapPicture, heatmap_figure, heatmap_plot, lines_figure, lines_plot, readable_layout,
+                    slider_figure)
 from .beams import BeamTreePicture, beam_tree_figure, beam_tree_plot, beam_tree_slider_figure
 from .bertviz_bridge import bertviz_head_view, bertviz_model_view
 from .book import BookRenderer, use_book_renderer
 from .costs import cost_figure
-from .diagrams import loop_diagram, lstm_cell_diagram
+from .diagrams import gru_cell_diagram, io_patterns_diagram, loop_diagram, lstm_cell_diagram
 from .distance import accuracy_spread_figure, accuracy_vs_distance_figure
 from .gates import (GatesCanvas, conveyor_belt_figure, forget_survival, gate_heatmaps_figure, gate_slider_figure,
                     gates_plot)
@@ -64,14 +66,14 @@ from .text import char_heat_figure
 __all__ = [
     # general: building blocks, live views, the book's renderer
     "BookRenderer", "HeatmapPicture", "LiveView", "heatmap_figure", "heatmap_plot", "lines_figure", "lines_plot",
-    "live", "require_known_words", "slider_figure", "use_book_renderer",
+    "live", "readable_layout", "require_known_words", "slider_figure", "use_book_renderer",
     # chapters 1-3
     "DecayPicture", "PredictionBarsPicture", "accuracy_vs_distance_figure", "decay_figure", "decay_plot",
     "prediction_bars_figure", "prediction_bars_plot",
-    "NoteCanvas", "loop_diagram", "reading_figure", "sentences_figure", "step_changes",
+    "NoteCanvas", "io_patterns_diagram", "loop_diagram", "reading_figure", "sentences_figure", "step_changes",
     # chapter 4
     "GatesCanvas", "accuracy_spread_figure", "conveyor_belt_figure", "forget_survival", "gate_heatmaps_figure",
-    "gate_slider_figure", "gates_plot", "lstm_cell_diagram",
+    "gate_slider_figure", "gates_plot", "gru_cell_diagram", "lstm_cell_diagram",
     # chapter 4b
     "char_heat_figure",
     # chapter 6
