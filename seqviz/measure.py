@@ -1,6 +1,7 @@
 """The measurement layer: how long, how much memory, how it grows, how many parameters, and the tables.
 
-- :func:`time_call`: the median time of a function, repeated until the clock is trustworthy, waiting for the
+- :func:`time_call`: the median time of a function, repeated until the clock is trustworthy (:func:`time_samples`:
+  every repeat, for comparisons judged by their spread), waiting for the
   accelerator (a GPU runs its work asynchronously);
 - :func:`activation_bytes`: the one way the book measures what a training step keeps for backward;
 - :func:`fit_power_law`, :func:`crossover`, :func:`fitted_growth`: ``y ~ c * x^p`` by least squares on
@@ -34,7 +35,8 @@ import torch
 from torch import nn
 
 __all__ = ["activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law", "fitted_growth",
-           "largest_difference", "markdown_table", "match_parameters", "measure", "spread_cell", "time_call"]
+           "largest_difference", "markdown_table", "match_parameters", "measure", "spread_cell", "time_call",
+           "time_samples"]
 
 
 def check_ints(values, name: str, minimum: int) -> list[int]:
@@ -67,6 +69,12 @@ def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=
     ``min_time`` seconds, so that fast calls are not lost in the clock's resolution. ``device``
     is where ``fn`` works (default: CUDA if present), so the clock waits for it.
     """
+    return statistics.median(time_samples(fn, min_time=min_time, repeats=repeats, device=device))
+
+
+def time_samples(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=None) -> list[float]:
+    """The ``repeats`` measurements :func:`time_call` takes the median of (seconds per call, each), so that a
+    comparison can judge two timings by their spread (``seqviz.book.compare_times``)."""
     if not callable(fn):
         raise ValueError(f"time_call expects a function to call, got {type(fn).__name__}")
     fn()
@@ -83,7 +91,7 @@ def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=
             fn()
         _sync(device)
         samples.append((time.perf_counter() - start) / inner)
-    return statistics.median(samples)
+    return samples
 
 
 # -- memory -------------------------------------------------------------------------------------------------

@@ -154,8 +154,12 @@ def train_translators(models: Mapping[str, Callable[[], nn.Module]], train, vali
 
 
 def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 5, lr: float = 1e-3,
-                   batch_size: int = 64, device=None, loss_fn=None, metric=None) -> dict[str, list[float]]:
+                   batch_size: int = 64, device=None, loss_fn=None, metric=None,
+                   schedule=None) -> dict[str, list[float]]:
     """Train in ``points`` equal chunks with one optimiser; after each, the held-out metric.
+
+    ``schedule(step) -> learning rate`` (steps counted from 1 over the whole run, e.g. a
+    :func:`seqviz.train.warmup_lr`) replaces the constant ``lr``.
 
     Returns ``{"steps", "seconds", "accuracy"}``; ``seconds`` is cumulative training time
     only (the evaluations between chunks are not counted). Defaults: ``sequence_loss`` and
@@ -164,7 +168,7 @@ def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 
     """
     from ..config import pick_device
     from ..models import sequence_loss, token_accuracy
-    from ..train import evaluate, fit
+    from ..train import evaluate, fit, schedule_callback
 
     loss_fn = loss_fn or sequence_loss
     metric = metric or token_accuracy
@@ -177,8 +181,9 @@ def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 
     done, seconds = 0, 0.0
     for i in range(points):
         chunk = (steps * (i + 1)) // points - done
+        callbacks = [schedule_callback(optimizer, schedule, start=done)] if schedule is not None else []
         history = fit(model, train, loss_fn, steps=chunk, batch_size=batch_size, optimizer=optimizer, device=device,
-                      seed=i, progress=False)
+                      seed=i, progress=False, callbacks=callbacks)
         done, seconds = done + chunk, seconds + history.seconds
         curve["steps"].append(done)
         curve["seconds"].append(seconds)
