@@ -218,6 +218,7 @@ def _cases():
         "transformer_block_diagram, pre-LN": lambda: ad.transformer_block_diagram(norm_first=True),
         "bert_inputs_diagram": lambda: ad.bert_inputs_diagram(["the", "extraordinarily", "long", "##ing"],
                                                               ["it", "tokenisation"], title="BERT's input"),
+        "bert_inputs_diagram, vertical": lambda: ad.bert_inputs_diagram(LONG[:6], LONG[6:], title="BERT's input"),
     }
 
 

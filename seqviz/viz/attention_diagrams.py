@@ -315,20 +315,56 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
 
 
 def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
-                        sentence_b: Sequence[str] = ("he", "likes", "play", "##ing"), *, title: str = ""):
+                        sentence_b: Sequence[str] = ("he", "likes", "play", "##ing"), *, title: str = "",
+                        vertical: bool | None = None):
     """BERT's input for ``[CLS] A [SEP] B [SEP]``: each position's vector is the sum of its token embedding,
-    its segment embedding (A or B) and its position embedding (Devlin et al. 2019, Fig. 2)."""
+    its segment embedding (A or B) and its position embedding (Devlin et al. 2019, Fig. 2).
+
+    One column per position, as in the paper, or (``vertical``, the default beyond 9 tokens, where columns would
+    shrink past reading in a page's text column) one row per position."""
     a, b = _tokens("sentence_a", sentence_a), _tokens("sentence_b", sentence_b, minimum=0)
     tokens = ["[CLS]", *a, "[SEP]", *(b + ["[SEP]"] if b else [])]
     segments = [0] * (len(a) + 2) + [1] * (len(b) + 1 if b else 0)
     labels = {"token": [f"$E_{{{_tex(t)}}}$" for t in tokens],
               "segment": ["$E_A$" if s == 0 else "$E_B$" for s in segments],
               "position": [f"$E_{{{i}}}$" for i in range(len(tokens))]}
+    kinds = (("token", "token embeddings"), ("segment", "segment embeddings"), ("position", "position embeddings"))
+    vertical = len(tokens) > 9 if vertical is None else vertical
+
+    def colour(key, i):
+        return COLOURS[key] if key != "segment" or segments[i] == 0 else "#b6d7a8"
+
+    if vertical:
+        token_w = max(0.8, max(_width(t) for t in tokens) + 0.25)
+        cell_w = max(1.0, max(_width(lab, 8) for lab in labels["token"]) + 0.35)
+        row_h, head = 0.34, 0.55 + (0.35 if title else 0)
+        width = 0.25 + token_w + 3 * (cell_w + 0.35) + 0.1
+        height = head + row_h * len(tokens) + 0.15
+        fig, ax = _figure(width, height)
+        x_token = 0.25 + token_w / 2
+        xs = [0.25 + token_w + 0.35 + (cell_w + 0.35) * k + cell_w / 2 for k in range(3)]
+        y_head = height - head + 0.25
+        ax.text(x_token, y_head, "input", ha="center", va="center", fontsize=8.5, weight="bold")
+        for x, (_, name) in zip(xs, kinds):
+            ax.text(x, y_head, name.replace(" embeddings", ""), ha="center", va="center", fontsize=8.5,
+                    weight="bold")
+        for i, token in enumerate(tokens):
+            y = height - head - row_h * (i + 0.5)
+            _box(ax, x_token, y, token_w - 0.1, row_h * 0.78, "", "white")
+            ax.text(x_token, y, token, ha="center", va="center", fontsize=9)
+            for k, (x, (key, _)) in enumerate(zip(xs, kinds)):
+                _box(ax, x, y, cell_w, row_h * 0.78, labels[key][i], colour(key, i), fontsize=8.5)
+                if k:
+                    ax.text(x - cell_w / 2 - 0.175, y, "+", ha="center", va="center", fontsize=9,
+                            color=COLOURS["muted"])
+        if title:
+            ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=10)
+        return fig
+
     cell = max(0.62, max(_width(t) for t in tokens) + 0.22, max(_width(lab, 8) for lab in labels["token"]) + 0.2)
     left = 1.55  # the row names
     width = left + cell * len(tokens) + 0.2
-    rows = [("input", None), ("token embeddings", "token"), ("segment embeddings", "segment"),
-            ("position embeddings", "position")]
+    rows = [("input", None), *((name, key) for key, name in kinds)]
     row_h = 0.62
     height = 0.05 + row_h * len(rows) + (0.35 if title else 0)
     fig, ax = _figure(width, height)
@@ -342,8 +378,7 @@ def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
                 _box(ax, x, y, cell - 0.1, 0.36, "", "white")
                 ax.text(x, y, token, ha="center", va="center", fontsize=9)
             else:
-                colour = COLOURS[key] if key != "segment" or segments[i] == 0 else "#b6d7a8"
-                _box(ax, x, y, cell - 0.1, 0.36, labels[key][i], colour, fontsize=8)
+                _box(ax, x, y, cell - 0.1, 0.36, labels[key][i], colour(key, i), fontsize=8)
             if r >= 2:
                 ax.text(x, y + row_h / 2, "+", ha="center", va="center", fontsize=9, color=COLOURS["muted"])
     if title:
