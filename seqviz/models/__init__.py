@@ -3,7 +3,8 @@
 Recurrent (chapters 2-4): ``recurrent`` (RecurrentBase), ``rnn``, ``lstm``, ``gru`` (plain loops), ``_fused``
 (their fast path), ``cells`` (the table of cells), ``tbptt``; classifiers (chapters 1-4): ``classifier``;
 encoder-decoders (5-7): ``attention``, ``seq2seq``; Transformers (8-10): ``mha``, ``transformer``, ``lm``
-(the decoder-only Transformer and the language models), ``bert``; by name (8, 10): ``encoders``, ``forecast``.
+(the decoder-only Transformer and the language models), ``bert``; by name (8, 10): ``encoders``, ``forecast``;
+the Llama-style decoder of a real pretrained model (9b): ``llama``.
 """
 
 from .attention import AdditiveAttention, masked_softmax, padding_mask
@@ -13,6 +14,7 @@ from .classifier import BagOfWords, CausalCNN, SequenceClassifier, WindowMLP, la
 from .encoders import KINDS, make_block, make_encoder
 from .forecast import Forecaster
 from .gru import GRU
+from .llama import DecoderConfig, LlamaDecoder
 from .lm import GRULM, CausalTransformerEncoder, TransformerLM, cache_bytes
 from .lstm import LSTM
 from .mha import (LearnedPositionalEncoding, MultiHeadAttention, SinusoidalPositionalEncoding, causal_mask,
@@ -34,6 +36,8 @@ __all__ = ["BagOfWords", "CELLS", "CausalCNN", "GRU", "LSTM", "RNN", "RecurrentB
            "make_block", "positional_encoding", "scaled_dot_product_attention",
            # chapter 9
            "BertClassifier", "BertMini", "mlm_accuracy", "nsp_accuracy", "pretraining_loss",
+           # chapter 9b
+           "DecoderConfig", "LlamaDecoder",
            # chapter 10
            "CausalTransformerEncoder", "Forecaster", "GRULM", "KINDS", "TransformerLM", "cache_bytes",
            "make_encoder"]

@@ -17,6 +17,7 @@ static book, a matplotlib plot, and a live widget with its fast picture.
 - :mod:`.heads`: attention heads, figure and still picture (chapters 8 and 9); :mod:`.bertviz_bridge`:
   bertviz's head and model views with every script served locally (chapters 8 and 9);
 - :mod:`.positions`: positional encodings (chapter 8); :mod:`.costs`: cost against length (chapter 8);
+- :mod:`.scaling`: repeated timings with their spread, loss by position, loss against compute (chapter 9b);
 - :mod:`.guide`: chapter 10's decision guide as HTML;
 - :mod:`.live_view`: the live-view machinery (:func:`live`, :func:`sentence_view`);
 - :mod:`.book`: the book's plotly renderer (:func:`use_book_renderer`);
@@ -59,6 +60,7 @@ from .heads import HeadsCanvas, head_view_figure, to_bertviz
 from .live_view import LiveView, live, require_known_words, sentence_view
 from .positions import position_similarity_figure, positional_encoding_figure
 from .predictions import PredictionBarsPicture, prediction_bars_figure, prediction_bars_plot
+from .scaling import frontier_figure, position_loss_figure, spread_figure
 from .sticky_note import NoteCanvas, reading_figure, sentences_figure, step_changes
 from .text import char_heat_figure
 
@@ -82,6 +84,8 @@ __all__ = [
     # chapters 8 and 9
     "HeadsCanvas", "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure",
     "position_similarity_figure", "positional_encoding_figure", "to_bertviz",
+    # chapter 9b
+    "frontier_figure", "position_loss_figure", "spread_figure",
     # chapter 10
     "guide_html",
 ]

@@ -1,10 +1,8 @@
-"""Hidden tests: their table and the helpers every chapter's hidden tests share (chapters 1-10).
+"""Helpers the hidden tests share (the grader runs them in its own process; see ``instructor/exercises``).
 
-A chapter module (``ch01`` ... ``ch10``) registers, beside each exercise's checker, the hidden test
-that grading runs after the public check: ``@hidden_test("ch02.ex1")`` on
-``test(answer, generator) -> (ok, message)``. The test draws its cases from ``generator``, seeded afresh
-at every grading run (:func:`seqviz.exercises.grading.grade`), so reading a test does not let anyone
-hard-code an answer. The tests register on ``import seqviz.exercises``, like the checkers.
+A hidden test ``test(answer, generator) -> (ok, message)`` draws its cases from ``generator`` (seeded per
+class, student and exercise by the grader), calls the answer on them (in grading, ``answer`` calls the student's
+function in a separate sandboxed process and brings back plain values) and compares with the reference here.
 """
 
 from __future__ import annotations
@@ -14,21 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from .registry import as_number, as_sequence, cell_cases, compare_tensors
-
-HIDDEN: dict[str, Callable] = {}
-
-
-def hidden_test(key: str):
-    """Register ``test(answer, generator) -> (ok, message)`` as the hidden test of exercise ``key``."""
-
-    def register(test):
-        if key in HIDDEN:
-            raise ValueError(f"hidden test of {key} is registered twice")
-        HIDDEN[key] = test
-        return test
-
-    return register
+from seqviz.exercises.registry import as_number, as_sequence, cell_inputs, compare_tensors
 
 
 def randint(generator: torch.Generator, low: int, high: int) -> int:
@@ -70,16 +54,24 @@ def _show(args) -> str:
     return f"({text[:120]}{'...' if len(text) > 120 else ''})"
 
 
+def builtin_cell(cell_type, weights):
+    """``cell_type`` (``nn.RNNCell``, ``nn.GRUCell``) holding ``weights = (weight_ih, weight_hh, bias_ih, bias_hh)``."""
+    weight_ih, weight_hh = weights[0], weights[1]
+    cell = cell_type(weight_ih.shape[1], weight_hh.shape[1]).to(weight_ih.dtype)
+    with torch.no_grad():
+        for p, w in zip((cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), weights):
+            p.copy_(w)
+    return cell
+
+
 def agrees_with_cell(answer, cell_type, name: str, sizes, generator: torch.Generator, where: str,
                      squash_state: bool = False):
     """(ok, message): ``answer(x, h, weight_ih, weight_hh, bias_ih, bias_hh)`` against ``cell_type`` on the
-    :func:`~seqviz.exercises.registry.cell_cases` of ``sizes`` (``where`` says which, in the message of a pass).
-
-    The hidden test of chapter 2's RNN step and of chapter 4's GRU step.
-    """
-    for (B, D, H, dtype), x, h, weights, expected in cell_cases(cell_type, sizes, generator,
-                                                                 squash_state=squash_state):
+    :func:`~seqviz.exercises.registry.cell_inputs` of ``sizes`` (``where`` says which, in the message of a pass)."""
+    gates = 3 if cell_type is torch.nn.GRUCell else 1
+    for (B, D, H, dtype), x, h, weights in cell_inputs(sizes, generator, gates=gates, squash_state=squash_state):
         with torch.no_grad():
+            expected = builtin_cell(cell_type, weights)(x, h)
             ok, message = same(answer(x, h, *weights), expected, f"{name} with B={B}, D={D}, H={H}, {dtype}")
         if not ok:
             return ok, message
