@@ -74,11 +74,18 @@ def citations(text: str) -> list[tuple[str, str, str]]:
     return found
 
 
+def _first_author_is(entry: dict, surname: str) -> bool:
+    """The entry's first author is ``surname`` ("Allal" names "Ben Allal", "Merriënboer" "van Merriënboer")."""
+    if not entry["surnames"]:
+        return False
+    first, surname = entry["surnames"][0], _plain(surname)
+    return first == surname or first.endswith(" " + surname)
+
+
 def missing_from(text: str, entries: list[dict]) -> list[str]:
     missing = []
     for words, surname, year in citations(text):
-        if not any(e["surnames"] and e["surnames"][0] == _plain(surname) and (not year or e["year"] == year)
-                   for e in entries):
+        if not any(_first_author_is(e, surname) and (not year or e["year"] == year) for e in entries):
             missing.append(f"{words!r}: no entry with first author {surname}" + (f" and year {year}" if year else ""))
     return missing
 
