@@ -4,6 +4,10 @@
 optimiser, optionally clips gradients (by norm or by value), shows a ``tqdm.auto``
 bar, guards against NaN/inf losses and returns a :class:`History`. Extra behaviour goes
 in through ``callbacks``: ``callback(step, model, record)``; returning True stops.
+
+A learning-rate schedule is such a callback: :func:`schedule_callback` sets the optimiser's rate
+before every step from ``schedule(step)``, and :func:`warmup_lr` is the Transformer's schedule (a linear
+warm-up, then a decay with the inverse square root of the step; Vaswani et al. 2017). Used by chapter 8.
 """
 
 from __future__ import annotations
@@ -86,6 +90,39 @@ def evaluate(model: nn.Module, data: Sequence[torch.Tensor], metrics: dict[str, 
             totals[k] = totals.get(k, 0.0) + float(v) * batch[0].shape[0]
     model.train(was_training)
     return {k: v / n for k, v in totals.items()}
+
+
+def warmup_lr(step: int, *, peak: float, warmup: int, decay: bool = True, warm: bool = True) -> float:
+    """The learning rate at ``step`` (counted from 1) of the Transformer's schedule: a linear rise to ``peak`` over
+    the first ``warmup`` steps, then, with ``decay``, ``peak * sqrt(warmup / step)`` (Vaswani et al. 2017, eq. 3,
+    with its scale ``d_model ** -0.5 * warmup ** -0.5`` written as ``peak``).
+
+    ``warm=False`` is the same schedule without its warm-up: the rate holds ``peak`` over the first ``warmup``
+    steps instead of rising to it, and decays as before (chapter 8 compares the two)."""
+    if not isinstance(step, int) or step < 1:
+        raise ValueError(f"step counts from 1, got {step!r}")
+    if not (isinstance(warmup, int) and warmup >= 1) or not peak > 0:
+        raise ValueError(f"warmup must be an int >= 1 and peak > 0, got warmup={warmup!r}, peak={peak!r}")
+    if step <= warmup:
+        return peak * step / warmup if warm else peak
+    return peak * math.sqrt(warmup / step) if decay else peak
+
+
+def schedule_callback(optimizer: torch.optim.Optimizer, schedule: Callable[[int], float], start: int = 0):
+    """A :func:`fit` callback that sets every parameter group's learning rate to ``schedule(start + step + 1)``
+    after step ``step``, and sets the rate of the first step (``schedule(start + 1)``) now."""
+    def set_rate(step: int) -> None:
+        for group in optimizer.param_groups:
+            group["lr"] = schedule(step)
+
+    set_rate(start + 1)
+
+    def callback(step, model, record):
+        record["lr"] = optimizer.param_groups[0]["lr"]  # the rate this step was taken with
+        set_rate(start + step + 1)
+        return False
+
+    return callback
 
 
 def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, steps: int, batch_size: int = 32,

@@ -112,3 +112,25 @@ def test_the_inline_views_draw_in_chromium_with_the_network_cut_off(tmp_path):
         browser.close()
     assert len(lines) == 2 and min(lines) >= len(TOKENS) ** 2  # every head's token-to-token lines
     assert requests == [] and errors == []
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+def test_the_model_view_fits_every_head_in_a_narrow_column(tmp_path):
+    """bertviz draws its model view 970 px wide; in a 700 px text column a third of the heads fell off the edge."""
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    torch.manual_seed(0)
+    layers = [torch.rand(1, 12, 5, 5).softmax(-1) for _ in range(2)]      # 12 heads, as BERT's
+    model = bertviz_model_view(layers, TOKENS, mode="inline").html
+    (tmp_path / "page.html").write_text(f"<html><body><div style='width: 700px'>{model}</div></body></html>")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((tmp_path / "page.html").as_uri())
+        page.wait_for_function("() => document.querySelectorAll('[id^=\"bertviz\"] svg line').length > 0",
+                               timeout=20_000)
+        width, right_edge = page.evaluate("""() => {
+            const svg = document.querySelector('[id^="bertviz"] svg');
+            const edges = [...svg.querySelectorAll('rect, line')].map((e) => e.getBoundingClientRect().right);
+            return [svg.getBoundingClientRect().width, Math.max(...edges)]; }""")
+        browser.close()
+    assert width <= 700 and right_edge <= 700 + 8  # the grid, every head's thumbnail included, inside the column

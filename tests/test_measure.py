@@ -128,6 +128,23 @@ def test_the_stopwatch_adds_its_intervals_and_leaves_the_pauses_out():
         clock.start().start()
 
 
+def test_time_samples_are_the_repeats_time_call_takes_the_median_of(monkeypatch):
+    import seqviz.measure as measure
+
+    clock = [0.0]  # a fake clock: each call of the function takes the next duration, exactly
+    durations = iter([1.0, 1.0, 3.0, 1.0, 2.0])  # warm-up, sizing, then the three repeats
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: clock[0])
+
+    def uneven():
+        clock[0] += next(durations)
+
+    assert measure.time_samples(uneven, min_time=0.0, repeats=3, device="cpu") == [3.0, 1.0, 2.0]
+    durations = iter([1.0, 1.0, 3.0, 1.0, 2.0])
+    assert measure.time_call(uneven, min_time=0.0, repeats=3, device="cpu") == 2.0   # their median
+    with pytest.raises(ValueError, match="expects a function"):
+        measure.time_samples(3)
+
+
 # -- growth -------------------------------------------------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import torch
 
 from ..config import pick_device, progress as progress_bar
-from ..measure import activation_bytes, check_ints, time_call
+from ..measure import activation_bytes, check_ints, time_call, time_samples
 from ..models import KINDS, GRULM, TransformerLM, cache_bytes, make_block, make_encoder
 
 __all__ = ["cost_vs_batch", "cost_vs_length", "step_cost", "streaming_cost"]
@@ -56,8 +56,10 @@ def _check_width(d_model: int, num_heads: int, what: str = "d_model") -> None:
         raise ValueError(f"{what} ({d_model}) must split into num_heads ({num_heads}) heads of equal width")
 
 
-def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, repeats, progress):
-    """Seconds per call of each block kind on an input of each (batch, length) in ``shapes``."""
+def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, repeats, progress, samples=False):
+    """Seconds per call of each block kind on an input of each (batch, length) in ``shapes`` (the median, or with
+    ``samples`` the list of every repeat)."""
+    timer = time_samples if samples else time_call
     kinds = _check_kinds(kinds, BLOCKS)
     if "attention" in kinds:
         _check_width(d_model, num_heads)
@@ -71,29 +73,33 @@ def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, rep
         for batch, length in progress_bar(shapes, desc=f"{kind} ({'train' if train else 'forward'})",
                                           disable=not progress, leave=False):
             x = torch.randn(batch, length, d_model, device=device)
-            times.append(time_call(lambda: _step(block, x, train), min_time=min_time, repeats=repeats,
-                                   device=device))
+            times.append(timer(lambda: _step(block, x, train), min_time=min_time, repeats=repeats, device=device))
         results[kind] = times
     return results
 
 
 def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention", "gru"), d_model: int = 64,
                    batch_size: int = 8, num_heads: int = 4, train: bool = False, device=None,
-                   min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
+                   min_time: float = 0.02, repeats: int = 3, progress: bool = True,
+                   samples: bool = False) -> dict[str, list]:
     """Seconds per call (forward, or forward + backward with ``train=True``) of each block
-    (:func:`~seqviz.models.make_block`) at each length, on ``device``."""
+    (:func:`~seqviz.models.make_block`) at each length, on ``device``: the median of ``repeats`` timings, or with
+    ``samples=True`` the list of all of them (to judge a difference by its spread)."""
     (batch_size,) = check_ints([batch_size], "batch_size", 1)
     shapes = [(batch_size, n) for n in check_ints(lengths, "lengths", 1)]
-    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress)
+    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress,
+                        samples)
 
 
 def cost_vs_batch(batch_sizes: Sequence[int], length: int, *, kinds: Sequence[str] = ("attention", "gru"),
                   d_model: int = 64, num_heads: int = 4, train: bool = True, device=None, min_time: float = 0.02,
-                  repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
-    """Seconds per call of each block at each batch size, for one sequence ``length``, on ``device``."""
+                  repeats: int = 3, progress: bool = True, samples: bool = False) -> dict[str, list]:
+    """Seconds per call of each block at each batch size, for one sequence ``length``, on ``device`` (as
+    :func:`cost_vs_length`: medians, or every repeat with ``samples=True``)."""
     (length,) = check_ints([length], "length", 1)
     shapes = [(b, length) for b in check_ints(batch_sizes, "batch_sizes", 1)]
-    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress)
+    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress,
+                        samples)
 
 
 def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Transformer"), *, width: int = 64,

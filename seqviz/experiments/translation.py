@@ -21,7 +21,7 @@ from torch import nn
 from ..config import model_device, pick_device, progress as progress_bar, seed_everything
 from ..measure import check_ints, count_parameters, markdown_table, spread_cell
 from ..models import sequence_accuracy, sequence_loss, token_accuracy
-from ..train import evaluate, fit
+from ..train import evaluate, fit, schedule_callback
 
 __all__ = ["TranslationRuns", "accuracy_by_length", "exact_match", "learning_curve", "train_translators"]
 
@@ -163,8 +163,12 @@ def train_translators(models: Mapping[str, Callable[[], nn.Module]], train, vali
 
 
 def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 5, lr: float = 1e-3,
-                   batch_size: int = 64, device=None, loss_fn=None, metric=None) -> dict[str, list[float]]:
+                   batch_size: int = 64, device=None, loss_fn=None, metric=None,
+                   schedule=None) -> dict[str, list[float]]:
     """Train in ``points`` equal chunks with one optimiser; after each, the held-out metric.
+
+    ``schedule(step) -> learning rate`` (steps counted from 1 over the whole run, e.g. a
+    :func:`seqviz.train.warmup_lr`) replaces the constant ``lr``.
 
     Returns ``{"steps", "seconds", "accuracy"}``; ``seconds`` is cumulative training time
     only (the evaluations between chunks are not counted). Defaults: ``sequence_loss`` and
@@ -183,8 +187,9 @@ def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 
     done, seconds = 0, 0.0
     for i in range(points):
         chunk = (steps * (i + 1)) // points - done
+        callbacks = [schedule_callback(optimizer, schedule, start=done)] if schedule is not None else []
         history = fit(model, train, loss_fn, steps=chunk, batch_size=batch_size, optimizer=optimizer, device=device,
-                      seed=i, progress=False)
+                      seed=i, progress=False, callbacks=callbacks)
         done, seconds = done + chunk, seconds + history.seconds
         curve["steps"].append(done)
         curve["seconds"].append(seconds)

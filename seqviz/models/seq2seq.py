@@ -90,11 +90,17 @@ class Tagger(nn.Module):
         return self.head(outputs)  # (B, T, num_tags)
 
 
-def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
-    """Mean cross-entropy over the non-pad positions: logits (B, T, V), targets (B, T)."""
+def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0,
+                  label_smoothing: float = 0.0) -> torch.Tensor:
+    """Mean cross-entropy over the non-pad positions: logits (B, T, V), targets (B, T).
+
+    ``label_smoothing`` = ε trains against ``(1 - ε) * one_hot + ε / V`` (Szegedy et al. 2016; chapter 8)."""
     if logits.shape[:2] != targets.shape:
         raise ValueError(f"logits (B, T, V) and targets (B, T) disagree: {tuple(logits.shape)} vs {tuple(targets.shape)}")
-    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=pad_id)
+    if not 0.0 <= label_smoothing < 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing!r}")
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=pad_id,
+                           label_smoothing=label_smoothing)
 
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> float:

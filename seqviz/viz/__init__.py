@@ -12,6 +12,8 @@ static book, a matplotlib plot, and a live widget with its fast picture.
 - :mod:`.text`: text coloured character by character, a value per character (chapter 4b);
 - :mod:`.diagrams`: the recurrent loop, the input/output patterns, the LSTM and GRU cells, drawn once
   (chapters 2 and 4);
+- :mod:`.attention_diagrams`: the encoder-decoder, one query's attention step by step, the Transformer's
+  blocks and BERT's input embeddings, drawn once (chapters 5, 7, 8 and 9);
 - :mod:`.beams`: beam search drawn as a tree (chapter 6);
 - :mod:`.heads`: attention heads, figure and still picture (chapters 8 and 9); :mod:`.bertviz_bridge`:
   bertviz's head and model views with every script served locally (chapters 8 and 9);
@@ -43,6 +45,8 @@ backend. The book build switches plotly to its renderer explicitly: every chapte
 calls :func:`use_book_renderer`, which does so only while the book is built (``SEQVIZ_BOOK=1``).
 """
 
+from .attention_diagrams import (attention_diagram, bert_inputs_diagram, encoder_decoder_diagram,
+                                 transformer_block_diagram)
 from .basic import (HeatmapPicture, heatmap_figure, heatmap_plot, lines_figure, lines_plot, readable_layout,
                     slider_figure)
 from .beams import BeamTreePicture, beam_tree_figure, beam_tree_plot, beam_tree_slider_figure
@@ -78,6 +82,8 @@ __all__ = [
     "char_heat_figure",
     # chapter 6
     "BeamTreePicture", "beam_tree_figure", "beam_tree_plot", "beam_tree_slider_figure",
+    # chapters 5 and 7 to 9: the attention models' diagrams
+    "attention_diagram", "bert_inputs_diagram", "encoder_decoder_diagram", "transformer_block_diagram",
     # chapters 8 and 9
     "HeadsCanvas", "bertviz_head_view", "bertviz_model_view", "cost_figure", "head_view_figure",
     "position_similarity_figure", "positional_encoding_figure", "to_bertviz",
