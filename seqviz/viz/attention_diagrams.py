@@ -18,6 +18,7 @@ checks that no two texts overlap and none leaves the figure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -69,7 +70,6 @@ def _arrow(ax, start, end, colour=None, lw=1.1, style="-|>", **kw):
 
 def _width(text: str, fontsize: float = 9) -> float:
     """A generous width in inches for ``text`` at ``fontsize`` points (mathtext counted by its visible letters)."""
-    import re
 
     visible = re.sub(r"\\[a-zA-Z]+|[$_{}\\]", "", text)
     return CHAR * fontsize / 9 * max(len(visible), 1)
@@ -388,7 +388,6 @@ def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
 
 def _tex(token: str) -> str:
     """A token as mathtext: letters in upright type, characters mathtext treats specially escaped outside it."""
-    import re
 
     return "".join(f"\\{part}" if part in "#$%&_{}" else f"\\mathrm{{{part}}}"
                    for part in re.findall(r"[#$%&_{}]|[^#$%&_{}]+", token))
