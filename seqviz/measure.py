@@ -1,7 +1,8 @@
 """The measurement layer: how long, how much memory, how it grows, how many parameters, and the tables.
 
 - :func:`time_call`: the median time of a function, repeated until the clock is trustworthy, waiting for the
-  accelerator (a GPU runs its work asynchronously);
+  accelerator (a GPU runs its work asynchronously); :class:`Stopwatch`: the wall and CPU seconds of a long job,
+  paused while it does something else (training time without its evaluations);
 - :func:`activation_bytes`: the one way the book measures what a training step keeps for backward;
 - :func:`fit_power_law`, :func:`crossover`, :func:`fitted_growth`: ``y ~ c * x^p`` by least squares on
   log-log axes, where two such fits cross, and the growth a fit reads over a range;
@@ -33,7 +34,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-__all__ = ["activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law", "fitted_growth",
+__all__ = ["Stopwatch", "activation_bytes", "check_ints", "count_parameters", "crossover", "fit_power_law", "fitted_growth",
            "largest_difference", "markdown_table", "match_parameters", "measure", "spread_cell", "time_call"]
 
 
@@ -84,6 +85,55 @@ def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=
         _sync(device)
         samples.append((time.perf_counter() - start) / inner)
     return statistics.median(samples)
+
+
+class Stopwatch:
+    """A clock for a long job that can be paused (an evaluation inside a training run is not training time):
+    ``wall`` and ``cpu`` (this process's CPU seconds, all threads) accumulated while running. Starts running
+    unless ``running=False``; ``device`` is waited for at every read, as in :func:`time_call`.
+
+    The CPU seconds of a one-thread job on a busy machine are close to the wall seconds it would take on a
+    quiet one (``make checkpoints`` logs both)."""
+
+    def __init__(self, running: bool = True, device=None):
+        self.device, self._wall, self._cpu, self._since = device, 0.0, 0.0, None
+        if running:
+            self.resume()
+
+    @property
+    def running(self) -> bool:
+        return self._since is not None
+
+    def resume(self) -> "Stopwatch":
+        if self._since is None:
+            _sync(self.device)
+            self._since = (time.perf_counter(), time.process_time())
+        return self
+
+    def pause(self) -> "Stopwatch":
+        if self._since is not None:
+            _sync(self.device)
+            self._wall += time.perf_counter() - self._since[0]
+            self._cpu += time.process_time() - self._since[1]
+            self._since = None
+        return self
+
+    def _now(self, which: int) -> float:
+        total = (self._wall, self._cpu)[which]
+        if self._since is not None:
+            _sync(self.device)
+            total += (time.perf_counter(), time.process_time())[which] - self._since[which]
+        return total
+
+    @property
+    def wall(self) -> float:
+        """Seconds on the wall clock while running."""
+        return self._now(0)
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds of this process while running."""
+        return self._now(1)
 
 
 # -- memory -------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ ALLOWED = {
     "viz": {"config", "book"},
     "web": {"config", "data", "decode", "models", "viz"},
     "real_bert": {"config", "models"},
+    "checkpoints": {"config", "data", "models", "train", "measure", "sampling", "experiments"},
     "exercises": {"config", "data", "models", "decode", "train", "measure", "gradients", "trace"},
 }
 DRAWING = ("matplotlib", "plotly", "ipywidgets", "IPython")
