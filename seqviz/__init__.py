@@ -15,7 +15,7 @@ from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 __version__ = "0.3.0"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
-               "measure", "experiments", "guide", "real_bert", "web")
+               "measure", "experiments", "guide", "real_bert", "web", "checkpoints")
 
 __all__ = ["BOOK", "QUICK", "compare_word", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 

@@ -185,3 +185,15 @@ def test_loader_arguments():
         names(family="lstm")
     with pytest.raises(ValueError, match="translate checkpoint"):
         load("translate-gru", device="cpu").ids()
+
+
+def test_the_initial_model_is_the_one_the_log_started_from():
+    from seqviz.checkpoints.trainer import LOG_VALID_TOKENS
+    from seqviz.experiments.language import mean_loss
+
+    ck = load("charlm-lstm-s", device="cpu")
+    before = torch.get_rng_state()
+    untrained = ck.initial_model()
+    assert torch.equal(before, torch.get_rng_state())  # the caller's random numbers are untouched
+    ids = ck.ids("valid", LOG_VALID_TOKENS)
+    assert mean_loss(untrained, ids, ck.context, batch_size=32) == pytest.approx(ck.log[0]["valid_loss"], abs=1e-4)

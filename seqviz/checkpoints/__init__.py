@@ -17,6 +17,9 @@ measured wall time, FLOPs, final metrics).
     ck.model, ck.vocab, ck.manifest, ck.log
     ck.evaluate("valid")             # re-evaluated now, on the shipped data: {"loss", "ppl", "tokens"}
     ck.evaluate("test", max_sentences=500)   # a translator: {"bleu", "exact", "sentences"}
+    ck.initial_model()               # the same model before training (same seed): the untrained baseline
+    ck.loss_by_position("valid")     # a language model's mean loss at each position of its context
+    ck.translate("test", beam_size=5, length_penalty=0.7)   # a translator's Translations (BLEU, by length ...)
 
 A missing or unreadable file, or a manifest that does not match this code (the recipe's architecture, the
 vocabulary the code builds from the shipped text, the shipped data's hash, the tensors the weights hold) is one
@@ -114,6 +117,16 @@ def _check_manifest(folder: Path, manifest: dict, recipe: Recipe, vocab: dict) -
             raise _fail(path, f"has no {key!r} entry")
     if manifest["name"] != recipe.name:
         raise _fail(path, f"belongs to {manifest['name']!r}, not {recipe.name!r}")
+    shipped_hash = trainer.vocab_sha256(vocab)
+    if manifest["vocab_sha256"] != shipped_hash:
+        raise _fail(folder / "vocab.json", f"has vocabulary hash {shipped_hash[:12]}..., the manifest says "
+                                           f"{str(manifest['vocab_sha256'])[:12]}...")
+    if recipe.vocab["level"] in ("char", "word"):  # cheap to rebuild: the code's vocabulary must be the shipped one
+        built = trainer.build_vocab(recipe)
+        if trainer.vocab_sha256(built) != shipped_hash:
+            raise _fail(folder / "vocab.json", f"differs from the vocabulary the code builds from "
+                                               f"{manifest['data'].get('file')} ({len(built['itos'])} tokens "
+                                               f"against {len(vocab.get('itos', []))} shipped)")
     expected = trainer.architecture(recipe, vocab)
     if manifest["architecture"] != expected:
         got, want = manifest["architecture"], expected
@@ -125,16 +138,6 @@ def _check_manifest(folder: Path, manifest: dict, recipe: Recipe, vocab: dict) -
                     if got.get("kwargs", {}).get(k) != want["kwargs"].get(k)]
             what = f"architecture differs from the code's recipe: {', '.join(diff)}"
         raise _fail(path, what)
-    shipped_hash = trainer.vocab_sha256(vocab)
-    if manifest["vocab_sha256"] != shipped_hash:
-        raise _fail(folder / "vocab.json", f"has vocabulary hash {shipped_hash[:12]}..., the manifest says "
-                                           f"{str(manifest['vocab_sha256'])[:12]}...")
-    if recipe.vocab["level"] in ("char", "word"):  # cheap to rebuild: the code's vocabulary must be the shipped one
-        built = trainer.build_vocab(recipe)
-        if trainer.vocab_sha256(built) != shipped_hash:
-            raise _fail(folder / "vocab.json", f"differs from the vocabulary the code builds from "
-                                               f"{manifest['data'].get('file')} ({len(built['itos'])} tokens "
-                                               f"against {len(vocab.get('itos', []))} shipped)")
     data = manifest["data"]
     try:
         now = real.file_sha256(data.get("file"))
@@ -232,6 +235,14 @@ class Checkpoint:
         loss = mean_loss(self.model, ids, self.context, batch_size=32)
         return {"loss": loss, "ppl": math.exp(loss), "tokens": (len(ids) - 1) // self.context * self.context}
 
+    def initial_model(self) -> torch.nn.Module:
+        """The model as it was before its first training step: the same code, the same seed (the baseline
+        for what training taught it), in eval mode where this checkpoint's model is."""
+        with torch.random.fork_rng(devices=[]):  # the caller's random numbers are left as they were
+            torch.manual_seed(self.recipe.seed)  # what seed_everything did before the trainer built the model
+            model = trainer.build_model(self.manifest["architecture"])
+        return model.to(next(self.model.parameters()).device).eval()
+
     def loss_by_position(self, split: str = "valid", max_tokens: int | None = None) -> torch.Tensor:
         """A language model's mean loss at each position of its context window, (context,) float64."""
         ids = self.ids(split, max_tokens)
@@ -268,7 +279,6 @@ def _cached(name: str, stamp: tuple) -> Checkpoint:
     recipe, folder = RECIPES[name], FOLDER / name
     manifest = _read_json(folder / "manifest.json")
     vocab_data = _read_json(folder / "vocab.json")
-    _check_manifest(folder, manifest, recipe, vocab_data)
     try:
         if recipe.task == "translate":
             vocab = (trainer.vocab_from_json(vocab_data["source"]), trainer.vocab_from_json(vocab_data["target"]))
@@ -276,7 +286,8 @@ def _cached(name: str, stamp: tuple) -> Checkpoint:
         else:
             vocab, bpe = trainer.vocab_from_json(vocab_data), None
     except (KeyError, TypeError, ValueError) as error:
-        raise _fail(folder / "vocab.json", f"is not a vocabulary ({error})") from None
+        raise _fail(folder / "vocab.json", f"is not a vocabulary ({type(error).__name__}: {error})") from None
+    _check_manifest(folder, manifest, recipe, vocab_data)
     model = trainer.build_model(manifest["architecture"])
     _load_weights(folder, model)
     model.eval()

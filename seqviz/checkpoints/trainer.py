@@ -202,10 +202,14 @@ def _teacher_forced_loss(model, data) -> float:
 # -- the run --------------------------------------------------------------------------------------------------
 
 def _git_commit() -> str:
+    """The trainer's commit, with "+changes" when the package or the scripts differ from it (a chapter being
+    edited does not count: it cannot change a run)."""
     try:
         root = Path(__file__).resolve().parents[2]
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                                "seqviz", "scripts", "pyproject.toml", ":(exclude)seqviz/checkpoints/*/*",
+                                ":(exclude)seqviz/checkpoints/RUN.json"],
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return out.stdout.strip() + ("+changes" if dirty else "") if out.returncode == 0 else "unknown"
     except (OSError, subprocess.SubprocessError):
@@ -251,7 +255,7 @@ def train(recipe: Recipe, folder: Path | str | None = None, *, stop_after: int |
     into ``folder`` (unless None). ``stop_after`` ends the run after that many steps (the schedule still spans
     the recipe's steps): the test that retrains a model's first steps. Returns ``{"rows", "model", "vocab",
     "manifest"}`` (no manifest when stopped early)."""
-    started, load_before = datetime.datetime.now(datetime.timezone.utc), _load_average()
+    started, load_before, commit = datetime.datetime.now(datetime.timezone.utc), _load_average(), _git_commit()
     total = Stopwatch()
     vocab = build_vocab(recipe)
     arch = architecture(recipe, vocab)
@@ -363,7 +367,7 @@ def train(recipe: Recipe, folder: Path | str | None = None, *, stop_after: int |
     manifest = {
         "name": recipe.name, "family": recipe.family, "task": recipe.task,
         "architecture": arch, "parameters": count_parameters(model), "seed": recipe.seed,
-        "git_commit": _git_commit(), "torch": torch.__version__,
+        "git_commit": commit, "torch": torch.__version__,
         "data": {"file": data_file, "sha256": real.file_sha256(data_file), "split": data_split,
                  "log_valid": (f"the first {LOG_VALID_PAIRS:,} validation pairs (loss) and the first "
                                f"{LOG_BLEU_SENTENCES} distinct validation sentences (BLEU, greedy)")
