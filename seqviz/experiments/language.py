@@ -198,6 +198,10 @@ def lm_trace(model, ids: torch.Tensor, chunk: int = 256, layer: int = -1) -> dic
     if not hasattr(model, "embedding") or not hasattr(model, "rnn"):
         raise ValueError(f"lm_trace needs a recurrent LM with .embedding and .rnn (GRULM), got {type(model).__name__}")
     ids = _check_ids(ids, "ids", chunk - 1)
+    layers = getattr(model.rnn, "num_layers", 1)
+    if isinstance(layer, bool) or not isinstance(layer, int) or not -layers <= layer < layers:
+        raise ValueError(f"layer must be an int in {-layers}..{layers - 1} (the model has {layers} layer(s)), "
+                         f"got {layer!r}")
     twin = seqviz_twin(model.rnn).eval()
     device = model.embedding.weight.device
     rows = ids[: (ids.numel() // chunk) * chunk].view(-1, chunk).to(device)  # (B, chunk)
@@ -207,6 +211,9 @@ def lm_trace(model, ids: torch.Tensor, chunk: int = 256, layer: int = -1) -> dic
 
 def unit_correlations(activations: torch.Tensor, feature: torch.Tensor) -> torch.Tensor:
     """Pearson's r of each column of ``activations`` (T, H) with ``feature`` (T,); 0 for a constant column."""
+    if not isinstance(activations, torch.Tensor) or not isinstance(feature, torch.Tensor):
+        raise ValueError(f"expected two tensors, activations (T, H) and feature (T,), got "
+                         f"{type(activations).__name__} and {type(feature).__name__}")
     if activations.dim() != 2 or feature.dim() != 1 or activations.shape[0] != feature.shape[0]:
         raise ValueError(f"expected activations (T, H) and feature (T,), got {tuple(activations.shape)} and "
                          f"{tuple(feature.shape)}")
@@ -229,8 +236,13 @@ class ReadableUnit:
 def readable_units(trace: dict[str, torch.Tensor], features: dict[str, torch.Tensor]) -> list[ReadableUnit]:
     """For each feature, the unit (of any traced quantity) whose activation correlates most strongly with it,
     either sign; ``trace`` from :func:`lm_trace`, ``features`` from :func:`text_features` (cut to the same T)."""
-    if not trace or not features:
-        raise ValueError("readable_units needs a non-empty trace and non-empty features")
+    if not isinstance(trace, dict) or not isinstance(features, dict) or not trace or not features:
+        raise ValueError("readable_units needs a non-empty trace and non-empty features (dicts of tensors: lm_trace, "
+                         "text_features)")
+    bad = [k for k, v in [*trace.items(), *features.items()] if not isinstance(v, torch.Tensor)]
+    if bad:
+        raise ValueError(f"trace and features must hold tensors; {bad[0]!r} holds a "
+                         f"{type(({**trace, **features})[bad[0]]).__name__}")
     found = []
     for name, values in features.items():
         best = None
@@ -246,6 +258,8 @@ def readable_units(trace: dict[str, torch.Tensor], features: dict[str, torch.Ten
 def known_word_share(text: str, words) -> float:
     """The share of the words of ``text`` (letters only, lower-cased) found in ``words``; NaN without words."""
     found = [w for w in tokenize(text) if w.isalpha()]
+    if isinstance(words, str) or not hasattr(words, "__iter__"):
+        raise ValueError(f"words must be a collection of words (a set, a list), got {type(words).__name__}")
     if not found:
         return float("nan")
     words = set(words)

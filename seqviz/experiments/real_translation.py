@@ -62,7 +62,7 @@ def detokenize(tokens: Sequence[str], language: str = "fr") -> str:
     (``. , ) »``) and after them (``( «``); French keeps its space before ``! ? : ;``, English does not."""
     if language not in ("en", "fr"):
         raise ValueError(f"language must be 'en' or 'fr', got {language!r}")
-    if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
+    if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
         raise ValueError(f"detokenize expects a list of string tokens, got {type(tokens).__name__}"
                          + (" (a string: tokenize it first)" if isinstance(tokens, str) else ""))
     text = " ".join(tokens)
@@ -205,6 +205,12 @@ class Translations:
         if not len(self.sources) == len(self.references) == len(self.outputs) or not self.sources:
             raise ValueError(f"sources, references and outputs must be equally long and non-empty, got "
                              f"{len(self.sources)}, {len(self.references)}, {len(self.outputs)}")
+        tokens = lambda x: isinstance(x, list) and all(isinstance(t, str) for t in x)  # noqa: E731
+        if not all(tokens(s) for s in self.sources) or not all(tokens(o) for o in self.outputs):
+            raise ValueError("sources and outputs must be lists of token lists (one list of strings per sentence)")
+        if not all(isinstance(r, list) and r and all(tokens(x) for x in r) for r in self.references):
+            raise ValueError("references[i] must be a non-empty list of token lists: every translation of sentence "
+                             "i, e.g. [['je', 'suis', 'prêt', '.'], ['je', 'suis', 'prête', '.']]")
         self.lengths = [len(s) for s in self.sources]
 
     def __len__(self) -> int:
