@@ -99,6 +99,14 @@ def test_retraining_the_first_steps_from_the_seed_matches_the_log():
             assert ours["train_loss"] == pytest.approx(theirs["train_loss"], abs=1e-3)
 
 
+def test_same_seed_and_thread_count_give_the_same_weights():
+    recipe = RECIPES["charlm-lstm-s"]
+    torch.set_num_threads(1)
+    runs = [train(recipe, None, stop_after=10, progress=False)["model"].state_dict() for _ in range(2)]
+    assert runs[0].keys() == runs[1].keys()
+    assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])  # bit for bit, whatever the clock said
+
+
 # -- bad input: one ValueError naming the file, what differs, and how to rebuild --------------------------------
 
 @pytest.fixture
