@@ -110,3 +110,14 @@ def test_stopwatch_counts_only_while_running():
     for i in range(200_000):  # CPU work: counted by both clocks
         total += math.sqrt(i)
     assert watch.cpu > 0.0 and watch.wall > paused_at
+
+
+def test_transformer_lm_tokens_start_at_the_scale_of_their_positions():
+    """After the sqrt(d) scaling a token's vector is about as large as its positional code (Vaswani et al.'s
+    initialisation): with N(0, 1) embeddings it would be sqrt(d) times larger and drown the position."""
+    torch.manual_seed(0)
+    d = 256
+    model = TransformerLM(500, d, 4, 1, 64, max_len=64)
+    token_size = (model.embedding.weight * math.sqrt(d)).norm(dim=1).mean()
+    position_size = model.decoder.position.pe[:64].norm(dim=1).mean()  # sqrt(d / 2) for sinusoids
+    assert 0.9 < (token_size / (position_size * math.sqrt(2))).item() < 1.1, (token_size, position_size)

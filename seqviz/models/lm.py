@@ -96,7 +96,12 @@ class TransformerLM(nn.Module):
     """A decoder-only Transformer language model: ``forward(ids (B, T))`` -> logits (B, T, V);
     ``step(ids (B, 1), cache)`` -> ``(logits (B, V), cache)``.
 
-    The embeddings are scaled by sqrt(d_model), then read by a :class:`CausalTransformerEncoder`.
+    The embeddings are scaled by sqrt(d_model), then read by a :class:`CausalTransformerEncoder`. They start
+    with standard deviation ``d_model ** -0.5`` (as in :class:`~seqviz.models.TransformerSeq2Seq` and Vaswani et
+    al., 2017), so that after the scaling a token's vector has entries of about the size of the positional code it
+    is added to: with ``torch.nn``'s default N(0, 1) the token would outweigh its position sqrt(d_model) times
+    over, and a model trained on characters learned little more than which character follows which (a long run
+    stalled at the bigram's loss).
     ``use_cache=False`` in :meth:`next_logits` re-reads the whole prefix instead (what :meth:`forward`
     does). ``dropout`` (off by default, training mode only) acts on the embedded input, on every attention
     weight and on every residual branch, as in Vaswani et al. (2017); the long runs of ``make checkpoints`` use it.
@@ -113,6 +118,7 @@ class TransformerLM(nn.Module):
                                                 dropout=float(dropout), norm_first=norm_first)
         self.dropout = nn.Dropout(float(dropout))
         self.out = nn.Linear(d_model, vocab_size)
+        nn.init.normal_(self.embedding.weight, std=d_model ** -0.5)  # after the scaling: unit size, like the code
 
     def _embed(self, ids):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight, max_len=self.max_len)
