@@ -74,6 +74,7 @@ def test_tied_embeddings_are_one_tensor_that_learns_from_both_ends():
     assert sum(p.numel() for p in untied.parameters()) - sum(p.numel() for p in model.parameters()) == 25 * 16
     lm = GRULM(20, 16, tie_embeddings=True)
     assert lm.out.weight is lm.embedding.weight
+    assert lm.embedding.weight.abs().max() <= 0.1  # a tied table starts small: it is also the output layer
     logits = lm(torch.randint(20, (2, 5)))
     logits.sum().backward()
     assert lm.embedding.weight.grad is not None and lm.embedding.weight.grad.abs().sum() > 0

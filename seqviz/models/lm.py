@@ -158,8 +158,8 @@ class GRULM(nn.Module):
     ``dropout`` (off by default, training mode only) zeroes a share of the embeddings, of the states passed
     between stacked layers and of the top layer's states before the output layer (Zaremba et al., 2014);
     ``tie_embeddings=True`` makes the output layer's weight the embedding table itself (Press and Wolf, 2017;
-    Inan et al., 2017). A word-level model with thousands of words needs both to train long without
-    memorising its text."""
+    Inan et al., 2017), which then starts uniform in [-0.1, 0.1]. A word-level model with thousands of words needs
+    both to train long without memorising its text."""
 
     def __init__(self, vocab_size: int, hidden_size: int = 64, num_layers: int = 1, cell: str = "gru",
                  dropout: float = 0.0, tie_embeddings: bool = False):
@@ -175,6 +175,9 @@ class GRULM(nn.Module):
         self.tie_embeddings = bool(tie_embeddings)
         if self.tie_embeddings:
             self.out.weight = self.embedding.weight  # (V, H): one table reads and writes the tokens
+            # small, as for the word models of Zaremba et al. (2014) and Press and Wolf (2017): a table that is also
+            # the output layer must not start with logits of size sqrt(H), as N(0, 1) would give
+            nn.init.uniform_(self.embedding.weight, -0.1, 0.1)
 
     def _embed(self, ids):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
