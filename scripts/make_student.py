@@ -5,11 +5,17 @@ One source: the chapter notebooks in ``notebooks/``. For each chapter this scrip
 1. writes nbgrader's *source* notebook, ``course/source/chNN/<name>.ipynb``: every code cell
    tagged ``solution`` becomes an nbgrader solution cell (``answer = None`` stubs, the solution
    between ``### BEGIN SOLUTION`` and ``### END SOLUTION``), the ``{solution}`` directives leave
-   the text, and after every ``check(...)`` cell comes a locked nbgrader *grade* cell whose
-   hidden tests (``### BEGIN HIDDEN TESTS``) call :func:`seqviz.exercises.grading.grade_cell`;
-2. runs ``nbgrader generate_assignment chNN`` (solutions and hidden tests removed, checksums and
-   points recorded in ``course/gradebook.db``);
+   the text, and after every ``check(...)`` cell comes a locked nbgrader *grade* cell that holds the
+   exercise's points and only a comment (the hidden tests never enter a notebook: ``make grade`` runs them
+   in its own process, ``instructor/grader``);
+2. runs ``nbgrader generate_assignment chNN`` (solutions removed, checksums and points recorded in
+   ``course/gradebook.db``);
 3. copies the released notebooks to ``student/notebooks/``: the student edition.
+
+The course folder also gets the instructor's material (``course/instructor/``: reference answers, hidden
+tests, the grader), ``course/nbgrader_config.py`` (the course id and exchange, so that nbgrader's commands work
+from ``course/`` as printed in the guide) and ``course/variant.json`` (the class variant: ``--variant NAME``
+draws other hidden cases for every student; kept from one run to the next unless given).
 
 A student edition run top to bottom prints "No answer yet ..." at every exercise and no
 traceback: each stub leaves ``answer`` (and ``follow_up``) defined as ``None``.
@@ -30,6 +36,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # the instructor's material (instructor/), beside the package
 FENCE = r"(?P<fence>`{3,}|~{3,}|:{3,})"
 SOLUTION_BLOCK = re.compile(FENCE + r"\{solution\}[^\n]*\n.*?^(?P=fence)[ \t]*$\n?", re.DOTALL | re.MULTILINE)
 GATE = re.compile(FENCE + r"\{solution-(?P<kind>start|end)\}[ \t]*(?P<label>[^\n]*)\n.*?^(?P=fence)[ \t]*$\n?",
@@ -39,14 +47,36 @@ CHECK_CALL = re.compile(r"""check\(\s*["'](?P<key>ch\d+[a-z]?[.\-]ex\d+[a-z]?)["
 ASSIGNED = re.compile(r"^(?P<name>answer|follow_up)\s*=", re.MULTILINE)
 COURSE_ID = "seqviz"
 CODE_STUB = "# your code here"
-GRADE_HEADER = "# Grading cell for {key} ({points} pt): hidden tests run here when the notebook is graded."
-# What a grading cell runs, in the student's kernel after their code: a fresh import of the grader, so that a
-# submission which rebinds check(), seqviz.exercises.* or the grading helpers changes nothing here.
-GRADE_CODE = """import sys as _sys
-for _module in [_m for _m in list(_sys.modules) if _m == "seqviz" or _m.startswith("seqviz.")]:
-    del _sys.modules[_module]
-from seqviz.exercises.grading import grade_cell as _grade_cell
-_grade_cell("{key}", globals().get("{name}"))"""
+GRADE_HEADER = ("# Grading cell for {key} ({points} pt): make grade reads your answer `{name}` after the check "
+                "cell above; this cell does nothing.")
+NBGRADER_CONFIG = """# The nbgrader course of the book (written by make student; book/instructors.md).
+# Run nbgrader from this folder.
+import os
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+c = get_config()  # noqa: F821 - nbgrader's configuration object
+c.CourseDirectory.course_id = "{course_id}"
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+# nbgrader's exchange (release_assignment, collect, release_feedback). On a JupyterHub, point this (and the
+# students' own nbgrader_config.py) at the shared exchange, e.g. "/srv/nbgrader/exchange".
+c.Exchange.root = os.path.join(c.CourseDirectory.root, "exchange")
+c.ClearSolutions.code_stub = {{"python": "{code_stub}"}}
+
+
+class GradedByMakeGrade(NbGraderPreprocessor):  # nbgrader's base: enabled when registered
+    \"\"\"nbgrader autograde and generate_feedback would score what the student's own kernel prints: refused.\"\"\"
+
+    def preprocess(self, nb, resources):
+        raise RuntimeError("this course is graded by `make grade SUBMISSIONS=course/submitted ASSIGNMENT=...` "
+                           "from the book's folder (book/instructors.md), which also writes the feedback pages "
+                           "that nbgrader release_feedback sends; nbgrader autograde and generate_feedback are "
+                           "switched off here")
+
+
+c.Autograde.autograde_preprocessors = [GradedByMakeGrade]
+c.GenerateFeedback.preprocessors = [GradedByMakeGrade]
+"""
 
 
 def source(cell) -> str:
@@ -85,15 +115,15 @@ def solution_cell(text: str, label: str, names: list[str], index: int) -> tuple[
 
 
 def grade_cells(check_text: str) -> list[dict]:
-    """One locked grade cell with hidden tests per ``check(...)`` call in a check cell."""
+    """One locked grade cell (its points, a comment) per ``check(...)`` call in a check cell."""
     from seqviz.exercises import normalise_id
-    from seqviz.exercises.grading import points
+
+    from instructor.grader.judge import points
 
     cells = []
     for call in CHECK_CALL.finditer(check_text):
         key = normalise_id(call["key"])
-        text = "\n".join([GRADE_HEADER.format(key=key, points=points(key)), "### BEGIN HIDDEN TESTS",
-                          GRADE_CODE.format(key=key, name=call["name"]), "### END HIDDEN TESTS"])
+        text = GRADE_HEADER.format(key=key, points=f"{points(key):g}", name=call["name"])
         grade_id = key.replace(".", "-") + "-tests"  # nbgrader ids: letters, digits, - and _
         cells.append({"cell_type": "code", "execution_count": None, "id": grade_id, "outputs": [], "source": text,
                       "metadata": {"tags": ["grading"],
@@ -153,9 +183,21 @@ def nbgrader_api(course: Path):
     return NbGraderAPI(config=config)
 
 
-def release(paths: list[Path], out: Path, course: Path) -> dict[str, Path]:
-    """Write the course folder and the student edition; return {assignment id: released notebook}."""
+def write_course_files(course: Path, variant: str | None):
+    """The instructor's material, nbgrader's configuration and the class variant, in the course folder."""
     course.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(course / "instructor", ignore_errors=True)
+    shutil.copytree(ROOT / "instructor", course / "instructor", ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(course_id=COURSE_ID, code_stub=CODE_STUB))
+    path = course / "variant.json"
+    if variant is not None or not path.exists():
+        name = variant or "book"
+        path.write_text(json.dumps({"name": name, "seed": name}) + "\n")
+
+
+def release(paths: list[Path], out: Path, course: Path, variant: str | None = None) -> dict[str, Path]:
+    """Write the course folder and the student edition; return {assignment id: released notebook}."""
+    write_course_files(course, variant)
     api = nbgrader_api(course)
     released = {}
     (out / "notebooks").mkdir(parents=True, exist_ok=True)
@@ -179,16 +221,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "student"), help="student edition folder (default: student/)")
     parser.add_argument("--course", default=str(ROOT / "course"), help="nbgrader course folder (default: course/)")
+    parser.add_argument("--variant", default=None, help="the class variant (other hidden cases); kept if not given")
     parser.add_argument("notebooks", nargs="*", help="chapter notebooks (default: notebooks/*.ipynb)")
     args = parser.parse_args(argv)
     paths = [Path(p) for p in args.notebooks] or sorted((ROOT / "notebooks").glob("*.ipynb"))
-    released = release(paths, Path(args.out), Path(args.course))
+    released = release(paths, Path(args.out), Path(args.course), args.variant)
     for assignment, path in released.items():
         cells = json.loads(path.read_text())["cells"]
         stubs = sum("exercise" in c["metadata"].get("tags", []) for c in cells)
         graded = sum(c["metadata"].get("nbgrader", {}).get("points", 0) for c in cells)
-        print(f"{path}: {assignment}, {stubs} exercise stub(s), {graded} points in hidden tests")
-    print(f"nbgrader course (source, release, gradebook.db): {args.course}")
+        print(f"{path}: {assignment}, {stubs} exercise stub(s), {graded:g} points")
+    print(f"course (private: source, release, gradebook.db, instructor/, nbgrader_config.py): {args.course}")
     return 0
 
 

@@ -15,6 +15,8 @@ COLUMNS = {
     "length_cost": {"model", "length", "ms_per_step", "saved_MiB"},
     "widget_latency": {"widget", "interaction", "median_ms", "max_ms", "budget_ms", "within_budget"},
     "recurrent_speed": {"model", "builtin_ms", "scratch_ms", "scratch_vs_builtin", "trace_on_vs_off"},
+    "parallel_training": {"device", "threads", "model", "length", "batch", "tokens_per_s", "slowest_tokens_per_s",
+                          "fastest_tokens_per_s"},
 }
 
 

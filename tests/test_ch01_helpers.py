@@ -110,11 +110,13 @@ def test_ch01_exercises_are_registered():
 @pytest.mark.parametrize("key", ["ch01.ex1", "ch01.ex2", "ch01.ex3", "ch01.ex4"])
 def test_ch01_reference_passes_and_wrong_answers_fail(key):
     from seqviz.exercises import EXERCISES, run_checker
+    from instructor.exercises import SOLUTIONS
 
-    ok, message = run_checker(key, EXERCISES[key].reference())
+    assert key in EXERCISES
+    ok, message = run_checker(key, SOLUTIONS[key].reference())
     assert ok, message
-    assert len(EXERCISES[key].wrong) >= 2
-    for make_wrong in EXERCISES[key].wrong:
+    assert len(SOLUTIONS[key].wrong) >= 2
+    for make_wrong, _ in SOLUTIONS[key].wrong.values():
         ok, message = run_checker(key, make_wrong())
         assert not ok
         assert message  # feedback, not silence

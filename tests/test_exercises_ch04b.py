@@ -1,5 +1,5 @@
 """Chapter 4b's exercises: the references are right (by hand, by PyTorch, by seqviz.decode.sample's rule), and
-the typical wrong answers get the explanation that fits them. (tests/test_exercises.py runs the generic checks:
+the typical wrong answers get the explanation that fits them. (the references are the instructor's: instructor/exercises/ch04b.py. tests/test_exercises.py runs the generic checks:
 reference accepted, wrong answers rejected, junk answers and NaN give feedback, random state kept, hidden tests.)"""
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ import torch
 from torch.nn import functional as F
 
 from seqviz.exercises import EXERCISES, normalise_id, run_checker
-from seqviz.exercises import ch04b
-from seqviz.exercises.grading import grade, points
 from seqviz.sampling import choose, distribution
+
+from instructor.exercises import SOLUTIONS, ch04b
+from instructor.grader.judge import points, run_hidden
 
 
 def test_the_three_exercises_are_registered_under_chapter_4b():
     assert {"ch04b.ex1", "ch04b.ex2", "ch04b.ex3"} <= set(EXERCISES)
     assert normalise_id("CH4B-EX2") == "ch04b.ex2" and points("ch04b.ex1") == 2
     for key in ("ch04b.ex1", "ch04b.ex2", "ch04b.ex3"):
-        assert run_checker(key, EXERCISES[key].reference())[0]
-        assert grade(key, EXERCISES[key].reference(), seed=7)[0] == 2
+        assert run_checker(key, SOLUTIONS[key].reference())[0]
+        assert run_hidden(key, SOLUTIONS[key].reference(), seed=7)[0]
 
 
 def test_perplexity_reference_is_exp_of_pytorchs_mean_cross_entropy():
@@ -84,7 +85,9 @@ def test_bigram_reference_by_hand():
     # train bigrams: 0->1 x3, 1->2 x3, 1->1 x1, 2->0 x2; with V = 3 and add-one:
     # P(1|0) = 4/6, P(2|1) = 4/7, P(2|2) = 1/5, P(0|2) = 3/5; the test sequence has 4 bigrams
     hand = math.exp(-(math.log(4 / 6) + math.log(4 / 7) + math.log(1 / 5) + math.log(3 / 5)) / 4)
-    train, test, V = ch04b.EX3_CASES[0]
+    from seqviz.exercises.ch04b import EX3_CASES
+
+    train, test, V = EX3_CASES[0]
     assert ch04b._bigram_reference(train, test, V) == pytest.approx(hand, rel=1e-12)
     assert ch04b._bigram_reference([0, 0], [0, 0], 5) == pytest.approx(6 / 2)   # P(0|0) = 2/6
 

@@ -100,7 +100,7 @@ def test_loss_by_position_averages_to_the_mean_loss():
 
 
 def test_stopwatch_counts_only_while_running():
-    watch = Stopwatch()
+    watch = Stopwatch(running=True)
     time.sleep(0.05)
     watch.pause()
     paused_at = watch.wall

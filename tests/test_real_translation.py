@@ -176,7 +176,7 @@ def test_the_runner_trains_on_the_default_device_and_gives_the_cpus_translations
 
 def test_a_subword_translator_reads_and_writes_whole_words():
     """With BPE the model reads English pieces and writes French pieces; translate() still scores words."""
-    from seqviz.data.bpe import BPE
+    from seqviz.data.subwords import SubwordBPE as BPE
 
     pairs = [Pair(["they", "will", "sing", "."], ["ils", "chanteront", "demain", "."]),
              Pair(["he", "will", "dance", "."], ["il", "dansera", "demain", "."])]  # 4 tokens: BLEU has a 4-gram

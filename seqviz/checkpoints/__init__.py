@@ -42,7 +42,7 @@ import torch
 
 from ..config import pick_device
 from ..data import real
-from ..data.bpe import BPE
+from ..data.subwords import SubwordBPE
 from ..experiments import real_translation as rt
 from ..experiments.language import loss_by_position, mean_loss
 from . import trainer
@@ -190,7 +190,7 @@ class Checkpoint:
     pair ``(source, target)`` of piece vocabularies), ``manifest`` (dict), ``log`` (the rows of ``log.csv``,
     numbers as int/float, blank cells None), ``recipe``; ``translator`` (a translator's
     :class:`~seqviz.experiments.real_translation.RealTranslator`, words in and out) and ``bpe``
-    (``(source, target)`` :class:`~seqviz.data.bpe.BPE`) or None.
+    (``(source, target)`` :class:`~seqviz.data.subwords.SubwordBPE`) or None.
     """
 
     name: str
@@ -292,7 +292,7 @@ def _cached(name: str, stamp: tuple) -> Checkpoint:
     try:
         if recipe.task == "translate":
             vocab = (trainer.vocab_from_json(vocab_data["source"]), trainer.vocab_from_json(vocab_data["target"]))
-            bpe = (BPE.from_dict(vocab_data["source"]), BPE.from_dict(vocab_data["target"]))
+            bpe = (SubwordBPE.from_dict(vocab_data["source"]), SubwordBPE.from_dict(vocab_data["target"]))
         else:
             vocab, bpe = trainer.vocab_from_json(vocab_data), None
     except (KeyError, TypeError, ValueError) as error:

@@ -34,7 +34,7 @@ import torch
 from .. import models
 from ..config import seed_everything
 from ..data import BOS, EOS, SPECIALS, UNK, Pair, Vocab, pairs_to_tensors, real, trim_padding
-from ..data.bpe import BPE
+from ..data.subwords import SubwordBPE as BPE
 from ..data.text import encode_text, text_vocab, windows
 from ..experiments import real_translation as rt
 from ..experiments.language import mean_loss
@@ -256,7 +256,7 @@ def train(recipe: Recipe, folder: Path | str | None = None, *, stop_after: int |
     the recipe's steps): the test that retrains a model's first steps. Returns ``{"rows", "model", "vocab",
     "manifest"}`` (no manifest when stopped early)."""
     started, load_before, commit = datetime.datetime.now(datetime.timezone.utc), _load_average(), _git_commit()
-    total = Stopwatch()
+    total = Stopwatch(running=True)
     vocab = build_vocab(recipe)
     arch = architecture(recipe, vocab)
     seed_everything(recipe.seed)

@@ -3,6 +3,8 @@
 from .bert_data import (BERT_SPECIALS, BertVocab, Document, bert_vocab, encode_pairs, encode_sentences, mask_tokens,
                         nsp_pairs, pretraining_data, segment_ids_for, topic_corpus, topic_sentences)
 from . import real
+from .bpe import BPE, learn_bpe
+from .prose import book_prose
 from .tagging import Tagged, tagged_to_tensors, tagging_task, tagging_vocabs, word_positions
 from .tasks import (
     Example,
@@ -39,4 +41,6 @@ __all__ = [
     # chapter 9: BERT
     "BERT_SPECIALS", "BertVocab", "Document", "bert_vocab", "encode_pairs", "encode_sentences", "mask_tokens",
     "nsp_pairs", "pretraining_data", "segment_ids_for", "topic_corpus", "topic_sentences",
+    # chapter 9b: byte-pair encoding
+    "BPE", "book_prose", "learn_bpe",
 ]

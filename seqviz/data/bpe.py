@@ -1,158 +1,143 @@
-"""Byte-pair encoding of words into subwords (Sennrich, Haddow and Birch, 2016).
+"""Byte-pair encoding from scratch (Sennrich et al., 2016), on bytes as GPT-2 does it (Radford et al., 2019).
 
-A word vocabulary has to stop somewhere, and every word past its end becomes ``<unk>``: in the book's
-English-French pairs, one French word in twenty of the test sentences is seen fewer than twice in training.
-Byte-pair encoding learns a vocabulary of *pieces* instead. It starts from single characters and, ``merges``
-times, glues together the two adjacent symbols that occur together most often in the training words (each
-word counted as often as it occurs), so frequent words end up as one piece and rare ones as a few:
-``"chanteront" -> ["chant@@", "eront"]``. A piece that a word continues after carries ``@@`` (the convention of
-``subword-nmt``), so :func:`join` puts the words back together exactly.
+A text is first cut into pieces by :data:`SPLIT` (a word with the space before it, a number, a run of
+punctuation, white space), so that no token ever spans two words. Each piece starts as its UTF-8 bytes (256
+base tokens: any text can be written, nothing is unknown). Training repeats one rule: count every pair of
+adjacent tokens inside the pieces (each piece weighted by how often it occurs), and merge the most frequent
+pair into a new token. ``num_merges`` merges give a vocabulary of ``256 + num_merges``. Encoding applies the
+learned merges to a new piece in the order they were learned (lowest rank first). Ties between pairs of equal
+count go to the pair of smaller ids, so training is deterministic.
 
-- :meth:`BPE.learn`: the merges, from word counts (ties broken by the pair itself, so the result never
-  depends on the order the words came in);
-- :meth:`BPE.encode` / :func:`join`: words -> pieces -> words;
-- :meth:`BPE.to_dict` / :meth:`BPE.from_dict`: the merges as plain data (a checkpoint ships them).
-
-Used by the long-run translators of ``make checkpoints`` (chapters 5-7).
+:func:`learn_bpe` keeps the pair counts up to date as merges happen (only the pieces that hold the merged pair
+are recounted), so a few thousand merges on a novel take seconds; the tests check it against the plain
+recount-everything loop. Used by chapter 9b.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
-CONTINUES = "@@"
-END = "</w>"  # marks a word's last symbol while learning, so that "ent" at a word's end and inside it differ
+__all__ = ["BPE", "SPLIT", "learn_bpe", "pieces"]
 
-
-def _word_symbols(word: str) -> list[str]:
-    return [*word[:-1], word[-1] + END]
+SPLIT = re.compile(r"'(?:s|t|re|ve|m|ll|d)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+")
 
 
+def pieces(text: str) -> list[str]:
+    """``text`` cut by :data:`SPLIT`; the pieces join back into the text exactly."""
+    if not isinstance(text, str):
+        raise ValueError(f"BPE works on a string, got {type(text).__name__}")
+    return SPLIT.findall(text)
+
+
+@dataclass
 class BPE:
-    """Merges learned by :meth:`learn`, applied by :meth:`encode`: ``BPE(merges)`` with ``merges`` a list of
-    ``(left, right)`` symbol pairs, in the order they were learned (earlier merges apply first)."""
+    """Learned merges: ``merges[i]`` = the pair of token ids that token ``256 + i`` joins. ``vocab[i]`` is the bytes
+    token ``i`` stands for."""
 
-    def __init__(self, merges: Sequence[Sequence[str]]):
-        checked = []
-        for pair in merges:
-            if (isinstance(pair, str) or len(pair) != 2 or not all(isinstance(s, str) and s for s in pair)):
-                raise ValueError(f"each merge must be a pair of non-empty strings, got {pair!r}")
-            checked.append((pair[0], pair[1]))
-        self.merges = checked
-        self.ranks = {pair: rank for rank, pair in enumerate(checked)}
-        self._cache: dict[str, list[str]] = {}
+    merges: list[tuple[int, int]]
+    vocab: list[bytes] = field(init=False, repr=False)
+    _ranks: dict = field(init=False, repr=False)
+    _cache: dict = field(init=False, repr=False, default_factory=dict)
 
-    def __repr__(self) -> str:
-        return f"BPE({len(self.merges)} merges)"
+    def __post_init__(self):
+        self.vocab = [bytes([b]) for b in range(256)]
+        self._ranks = {}
+        for rank, (a, b) in enumerate(self.merges):
+            if not (0 <= a < len(self.vocab) and 0 <= b < len(self.vocab)):
+                raise ValueError(f"merge {rank} joins ids {a} and {b}, but only ids below {len(self.vocab)} exist yet")
+            self._ranks[(a, b)] = rank
+            self.vocab.append(self.vocab[a] + self.vocab[b])
 
-    @classmethod
-    def learn(cls, words: Iterable[str] | Mapping[str, int], merges: int) -> "BPE":
-        """Learn ``merges`` merges from ``words`` (an iterable of word tokens, or a mapping word -> count).
-        Stops early when no pair occurs twice."""
-        if isinstance(merges, bool) or not isinstance(merges, int) or merges < 0:
-            raise ValueError(f"merges must be an int >= 0, got {merges!r}")
-        counts = Counter(words) if not isinstance(words, Mapping) else Counter(dict(words))
-        bad = [w for w in counts if not isinstance(w, str) or not w or any(c.isspace() for c in w)]
-        if bad:
-            raise ValueError(f"words must be non-empty strings without spaces, got {bad[0]!r}")
-        vocab = [(_word_symbols(w), c) for w, c in sorted(counts.items())]  # (symbols, count) per distinct word
-        pairs: Counter = Counter()
-        where: dict[tuple[str, str], set[int]] = {}
-        for i, (symbols, count) in enumerate(vocab):
-            for pair in zip(symbols, symbols[1:]):
-                pairs[pair] += count
-                where.setdefault(pair, set()).add(i)
-        heap = [(-c, pair) for pair, c in pairs.items()]
-        heapq.heapify(heap)
-        learned = []
-        while len(learned) < merges and heap:
-            negative, pair = heapq.heappop(heap)
-            if pairs.get(pair, 0) != -negative:  # a stale entry: the count changed since it was pushed
-                continue
-            if -negative < 2:
-                break
-            learned.append(pair)
-            merged = pair[0] + pair[1]
-            touched: set[tuple[str, str]] = set()
-            for i in sorted(where.pop(pair, ())):
-                symbols, count = vocab[i]
-                for old in zip(symbols, symbols[1:]):  # take the word's pairs out ...
-                    pairs[old] -= count
-                    touched.add(old)
-                new, j = [], 0
-                while j < len(symbols):
-                    if j + 1 < len(symbols) and (symbols[j], symbols[j + 1]) == pair:
-                        new.append(merged)
-                        j += 2
-                    else:
-                        new.append(symbols[j])
-                        j += 1
-                vocab[i] = (new, count)
-                for fresh in zip(new, new[1:]):  # ... and put the merged word's pairs back
-                    pairs[fresh] += count
-                    where.setdefault(fresh, set()).add(i)
-                    touched.add(fresh)
-            pairs.pop(pair, None)
-            for p in touched:
-                if pairs.get(p, 0) > 0:
-                    heapq.heappush(heap, (-pairs[p], p))
-                else:
-                    pairs.pop(p, None)
-        return cls(learned)
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
 
-    def split(self, word: str) -> list[str]:
-        """One word as pieces, every piece but the last ending in ``@@``."""
-        if not isinstance(word, str) or not word:
-            raise ValueError(f"split expects a non-empty word, got {word!r}")
-        if word in self._cache:
-            return self._cache[word]
-        symbols = _word_symbols(word)
-        while len(symbols) > 1:
-            ranked = [(self.ranks.get(p, len(self.ranks)), j) for j, p in enumerate(zip(symbols, symbols[1:]))]
-            rank, _ = min(ranked)
-            if rank == len(self.ranks):  # no pair left that a merge joins
-                break
-            pair, new, j = self.merges[rank], [], 0
-            while j < len(symbols):
-                if j + 1 < len(symbols) and (symbols[j], symbols[j + 1]) == pair:
-                    new.append(pair[0] + pair[1])
+    def _encode_piece(self, piece: str) -> list[int]:
+        if piece in self._cache:
+            return self._cache[piece]
+        ids = list(piece.encode("utf-8"))
+        while len(ids) > 1:
+            ranked = [(self._ranks.get(pair, len(self._ranks)), i) for i, pair in enumerate(zip(ids, ids[1:]))]
+            rank, i = min(ranked)
+            if rank == len(self._ranks):
+                break  # no learned merge applies any more
+            pair, new = (ids[i], ids[i + 1]), 256 + rank
+            out, j = [], 0
+            while j < len(ids):  # merge every occurrence of the pair, left to right
+                if j + 1 < len(ids) and (ids[j], ids[j + 1]) == pair:
+                    out.append(new)
                     j += 2
                 else:
-                    new.append(symbols[j])
+                    out.append(ids[j])
                     j += 1
-            symbols = new
-        pieces = [s + CONTINUES for s in symbols[:-1]] + [symbols[-1][: -len(END)]]
-        self._cache[word] = pieces
-        return pieces
+            ids = out
+        self._cache[piece] = ids
+        return ids
 
-    def encode(self, words: Sequence[str]) -> list[str]:
-        """Words (e.g. :func:`seqviz.data.real.tokenize`'s) -> pieces."""
-        if isinstance(words, str):
-            raise ValueError("encode expects a list of words, not one string (split the sentence first)")
-        return [piece for word in words for piece in self.split(word)]
+    def encode(self, text: str) -> list[int]:
+        """The token ids of ``text``."""
+        return [i for piece in pieces(text) for i in self._encode_piece(piece)]
 
-    def to_dict(self) -> dict:
-        return {"merges": [list(pair) for pair in self.merges]}
+    def decode(self, ids) -> str:
+        """The text of ``ids`` (bytes that are not whole UTF-8 characters become U+FFFD)."""
+        try:
+            return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
+        except (IndexError, TypeError):
+            raise ValueError(f"ids must be token ids below {self.vocab_size}") from None
 
-    @classmethod
-    def from_dict(cls, data: Mapping) -> "BPE":
-        if not isinstance(data, Mapping) or "merges" not in data:
-            raise ValueError("a BPE is stored as {'merges': [[left, right], ...]}")
-        return cls(data["merges"])
+    def tokens(self, text: str) -> list[str]:
+        """``text`` split into its tokens, each shown as text."""
+        return [self.vocab[i].decode("utf-8", errors="replace") for i in self.encode(text)]
 
 
-def join(pieces: Sequence[str]) -> list[str]:
-    """Pieces -> words: a piece ending in ``@@`` is glued to the next one (a dangling one at the end stays
-    a word of its own, without the marker)."""
-    words, current = [], ""
-    for piece in pieces:
-        if piece.endswith(CONTINUES):
-            current += piece[: -len(CONTINUES)]
-        else:
-            words.append(current + piece)
-            current = ""
-    if current:
-        words.append(current)
-    return words
+def learn_bpe(text: str, num_merges: int) -> BPE:
+    """Learn ``num_merges`` merges on ``text`` (fewer if every piece is one token before that)."""
+    if not isinstance(num_merges, int) or isinstance(num_merges, bool) or num_merges < 0:
+        raise ValueError(f"num_merges must be an int >= 0, got {num_merges!r}")
+    counts = Counter(pieces(text))
+    if not counts:
+        raise ValueError("learn_bpe needs a non-empty text")
+    words = [list(piece.encode("utf-8")) for piece in counts]
+    freq = list(counts.values())
+    pair_count: Counter = Counter()
+    where: dict = defaultdict(set)  # pair -> indices of the words that contain it
+    for w, ids in enumerate(words):
+        for pair in zip(ids, ids[1:]):
+            pair_count[pair] += freq[w]
+            where[pair].add(w)
+    heap = [(-c, pair) for pair, c in pair_count.items()]
+    heapq.heapify(heap)
+    merges: list[tuple[int, int]] = []
+    while len(merges) < num_merges and heap:
+        negative, pair = heapq.heappop(heap)
+        if pair_count.get(pair, 0) != -negative or -negative <= 0:
+            continue  # a stale entry: the count changed since it was pushed
+        new = 256 + len(merges)
+        merges.append(pair)
+        touched = Counter()
+        for w in sorted(where.pop(pair, ())):
+            ids = words[w]
+            for old in zip(ids, ids[1:]):  # remove this word's pairs, then count the merged word's
+                pair_count[old] -= freq[w]
+                touched[old] += 0
+            out, j = [], 0
+            while j < len(ids):
+                if j + 1 < len(ids) and (ids[j], ids[j + 1]) == pair:
+                    out.append(new)
+                    j += 2
+                else:
+                    out.append(ids[j])
+                    j += 1
+            words[w] = out
+            for fresh in zip(out, out[1:]):
+                pair_count[fresh] += freq[w]
+                where[fresh].add(w)
+                touched[fresh] += 0
+        pair_count.pop(pair, None)
+        for changed in touched:
+            if changed != pair and pair_count.get(changed, 0) > 0:
+                heapq.heappush(heap, (-pair_count[changed], changed))
+    return BPE(merges)

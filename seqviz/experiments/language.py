@@ -136,7 +136,7 @@ def train_lm(model, train_ids: torch.Tensor, valid_ids: torch.Tensor, *, steps: 
         _check_positive("eval_every", eval_every)
     eval_every = eval_every or max(1, steps // 5)
     run = LMRun(model)
-    clock = Stopwatch()  # training time: paused while the validation text is scored
+    clock = Stopwatch(running=True)  # training time: paused while the validation text is scored
 
     def evaluate(step, trained, record):
         if step % eval_every and step != steps:

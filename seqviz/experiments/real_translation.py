@@ -32,7 +32,7 @@ from sacrebleu.metrics.bleu import BLEU
 
 from ..config import scaled, seed_everything
 from ..data import BOS, EOS, PAD, UNK, Pair, Vocab, pad_batch, pairs_to_tensors, real
-from ..data.bpe import join as join_pieces
+from ..data.subwords import join as join_pieces
 from ..decode import beam_search
 from ..measure import Stopwatch
 from ..models import Seq2Seq, sequence_loss
@@ -110,7 +110,7 @@ def group_references(pairs: Sequence[Pair]) -> tuple[list[list[str]], list[list[
 class RealTranslator:
     """A trained translator and what it needs to read and write words.
 
-    With ``source_bpe``/``target_bpe`` (a :class:`seqviz.data.bpe.BPE`; the long-run translators of ``make
+    With ``source_bpe``/``target_bpe`` (a :class:`seqviz.data.subwords.SubwordBPE`; the long-run translators of ``make
     checkpoints``) the model reads and writes subword pieces: :meth:`encode_source` splits the English words
     into pieces, :meth:`words` joins the French pieces back into words. Without them it reads and writes words.
     """
@@ -283,7 +283,7 @@ def translate(translator: RealTranslator, pairs: str | Sequence[Pair] = "test", 
     ids = [translator.encode_source(s) for s in sources]
     was_training = model.training
     model.eval()
-    clock, outputs = Stopwatch(device=next(model.parameters()).device), []
+    clock, outputs = Stopwatch(next(model.parameters()).device, running=True), []
     if beam_size == 1:
         for i in range(0, len(ids), batch_size):
             src, lengths = pad_batch(ids[i:i + batch_size], vocab.pad_id)  # (B, S), (B,)

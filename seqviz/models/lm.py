@@ -25,7 +25,7 @@ from torch import nn
 
 from ..config import check_device
 from ._checks import check_ids
-from .cells import recurrent
+from .cells import make_recurrent
 from .mha import SinusoidalPositionalEncoding, causal_mask
 from .transformer import TransformerEncoderLayer
 
@@ -169,7 +169,7 @@ class GRULM(nn.Module):
         self.vocab_size, self.hidden_size = vocab_size, hidden_size
         self.embedding = nn.Embedding(vocab_size, hidden_size)
         extra = {"dropout": float(dropout)} if dropout and num_layers > 1 else {}
-        self.rnn = recurrent(cell, hidden_size, hidden_size, num_layers=num_layers, **extra)
+        self.rnn = make_recurrent(cell, hidden_size, hidden_size, num_layers=num_layers, **extra)
         self.dropout = nn.Dropout(float(dropout))
         self.out = nn.Linear(hidden_size, vocab_size)
         self.tie_embeddings = bool(tie_embeddings)

@@ -32,7 +32,7 @@ from ..config import check_device
 from ._checks import check_ids, check_lengths
 from ._decoding import Decoding
 from .attention import AdditiveAttention, padding_mask
-from .cells import recurrent
+from .cells import make_recurrent
 
 
 def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -60,8 +60,8 @@ class Encoder(nn.Module):
         self.vocab_size, self.hidden_size, self.bidirectional = vocab_size, hidden_size, bool(bidirectional)
         self.output_size = hidden_size * (2 if bidirectional else 1)
         self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=0)
-        self.forward_rnn = recurrent(cell, embed_size, hidden_size)  # torch.nn's, batch-first
-        self.backward_rnn = recurrent(cell, embed_size, hidden_size) if bidirectional else None
+        self.forward_rnn = make_recurrent(cell, embed_size, hidden_size)  # torch.nn's, batch-first
+        self.backward_rnn = make_recurrent(cell, embed_size, hidden_size) if bidirectional else None
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None, dropout: nn.Module | None = None):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
