@@ -21,6 +21,7 @@ from ._plumbing import Blitter
 from .basic import slider_figure, wrap_title
 
 SHORT = {"kept": "in the beam", "finished": "finished", "pruned": "pruned"}  # plotly's legend: two rows on a phone
+LABEL_LEAVES = 2.0  # the least distance, in leaves, between two labelled nodes of one step (plotly tree)
 LEAF_PX = 16  # pixels between two leaves of the plotly tree: an 8-point label's height and a little air
 LABEL_GAP = 10.5  # points between two labelled nodes of one step: an 8-point label's height and a little air
 STYLE = {  # status -> (legend name, colour, symbol)
@@ -87,6 +88,13 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
             node = by_id.get(node["parent"])
         return " ".join(out[::-1])
 
+    # a label sits above its node; where two labelled nodes of one step lie closer than LABEL_LEAVES leaves, only
+    # the upper one (the better hypothesis) is labelled, so that no two labels overprint (hover shows every node)
+    labelled, last_at = set(), {}
+    for n in sorted((n for n in shown if n["status"] != "pruned"), key=lambda n: (n["step"], y[n["id"]])):
+        if y[n["id"]] - last_at.get(n["step"], -1e9) >= LABEL_LEAVES:
+            labelled.add(n["id"])
+            last_at[n["step"]] = y[n["id"]]
     fig = go.Figure()
     ex, ey = [], []
     for n in shown:
@@ -101,7 +109,7 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
                                       else n["status"] == status or (status == "kept" and n["status"] == "root"))]
         fig.add_trace(go.Scatter(
             x=[n["step"] for n in group], y=[y[n["id"]] for n in group], mode="markers+text", name=SHORT[status],
-            text=["" if status == "pruned" else str(labels[n["token"]]) for n in group], textposition="top center",
+            text=[str(labels[n["token"]]) if n["id"] in labelled else "" for n in group], textposition="top center",
             cliponaxis=False,  # a label above the top branch stays whole
             marker=dict(color=colour, symbol=symbol, size=11 if status != "pruned" else 8),
             customdata=[[prefix(n), n["log_prob"], n["score"], n["status"]] for n in group],
