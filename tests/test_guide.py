@@ -276,3 +276,14 @@ def test_finetune_evidence_runs_small():
     assert 0 <= out["pretrained"] <= 1 and 0 <= out["scratch"] <= 1 and out["labels"] == 6
     with pytest.raises(ValueError, match="label_count"):
         finetune_evidence(label_count=0)
+
+
+def test_scores_within_three_points_are_tied_whatever_their_size():
+    from seqviz.guide import same
+
+    assert same(0.01, 0.03) == "about the same"            # a relative rule would call these different
+    assert same(0.97, 1.0) == "about the same" and same(0.5, 0.54) == "lower"
+    near_zero = {("translation", "RNN"): 0.03, ("translation", "GRU"): 0.0, ("translation", "LSTM"): 0.0,
+                 ("translation", "Transformer"): 0.01}
+    advice = recommend("translation", "moderate (thousands)", "short (< 100)", *CPU_SHORT, fake_run(scores=near_zero))
+    assert "within 3 points" in advice["brief"]
