@@ -14,7 +14,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 .PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
-.PHONY: lab live-check
+.PHONY: lab live-check colab-check
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
@@ -33,6 +33,7 @@ help:
 	@echo "make emulated-gpu  every notebook (quick mode) on an emulated CUDA device: catches device mix-ups"
 	@echo "make lab         install JupyterLab into .venv and open the chapters in it"
 	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
+	@echo "make colab-check  run every chapter from its first cell as in Colab (Colab's packages, .venv-colab)"
 
 # jupyter-events (brought by nbgrader and JupyterLab) pulls in rfc3987-syntax, which builds a parser when
 # imported; plotly imports nbformat, which imports jsonschema, which imports it: 2.5-3.4 s measured on every
@@ -158,3 +159,19 @@ grade: $(STAMP)
 	  $(if $(OUT),--out "$(OUT)") $(if $(filter 1 yes true,$(FULL)),--full) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 	  $(if $(CELL_TIMEOUT),--cell-timeout $(CELL_TIMEOUT)) $(if $(JOBS),--jobs $(JOBS)) \
 	  $(if $(filter 1 yes true,$(MERGE)),--merge)
+
+# Colab, as near as this machine gets: a second venv with Colab's packages (colab-packages.txt, torch as the CPU
+# stand-in), then every chapter run from its Colab cell in a fresh layer over it, its outputs each in their own
+# sandboxed iframe, and the kernel-side widgets in the classic Notebook 6.5 (scripts/colab_check.py). Colab never
+# loads widgetsnbextension's JavaScript; the classic Notebook does, and 3.6.10's cannot create an Output widget:
+# classic-frontend/ holds 3.6.1's, released with ipywidgets 7.7.1, served by the classic Notebook only.
+VENV_COLAB ?= .venv-colab
+$(VENV_COLAB)/.installed: colab-packages.txt
+	rm -rf $(VENV_COLAB)
+	$(PYTHON) -m venv $(VENV_COLAB)
+	$(VENV_COLAB)/bin/python -m pip install --quiet -r colab-packages.txt
+	$(VENV_COLAB)/bin/python -m pip install --quiet --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
+	@touch $@
+
+colab-check: $(STAMP) $(VENV_COLAB)/.installed
+	$(PY) scripts/colab_check.py --colab $(VENV_COLAB)

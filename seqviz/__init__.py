@@ -12,7 +12,7 @@ import importlib
 from .book import compare_word, glue
 from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
                "measure", "experiments", "guide", "real_bert", "real_gpt", "web")

@@ -52,7 +52,8 @@ def test_colab_cells_carry_the_configured_repository_url():
 def test_first_code_cell_installs_seqviz_in_colab_only(path):
     first = cells(path, "code")[0]
     source = text(first)
-    assert 'if "google.colab" in sys.modules:' in source and "git+https://" in source
+    assert 'if "google.colab" in sys.modules:' in source and '"url": "https://' in source   # from the repository
+    assert "git+{want['url']}@{want['commit']}" in source                                   # at a pinned commit
     assert not re.search(r"pip install[^\n]*['\"]seqviz['\"]", source), "never install 'seqviz' from an index"
     assert "remove-cell" in first["metadata"].get("tags", [])
 

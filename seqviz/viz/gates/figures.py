@@ -119,7 +119,9 @@ def gate_slider_figure(samples: Mapping[str, tuple], *, units=None, unit_labels=
         for col, trace in enumerate(traces, start=1):
             trace.visible = k == 0
             fig.add_trace(trace, row=1, col=col)
-    _panels_layout(fig, names, items[0][1], chosen, vmax, height or 120 + 16 * longest, unit_labels)
+    # the slider and its label take about 120 px more than gate_heatmaps_figure's; plotly.js 2 (Colab's plotly 5)
+    # draws nothing at all, "Something went wrong with axis scaling", when they leave the panels too little height
+    _panels_layout(fig, names, items[0][1], chosen, vmax, height or 240 + 16 * longest, unit_labels)
     steps = []
     for k, (label, tokens, _, _) in enumerate(items):
         T = len(tokens)
