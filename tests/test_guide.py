@@ -104,6 +104,10 @@ def test_large_data_and_gpus_are_answered_from_cited_findings():
     assert "pretrained" in cls["model"] and "Devlin et al. (2019)" in cls["cite"]
     forecast = recommend("forecasting", "large", "short (< 100)", "GPU", "batch", ev)
     assert "linear" in forecast["model"] and "Zeng et al. (2023)" in forecast["cite"]
+    # a GPU alone (moderate data, short inputs, measured here on a CPU) is not the short run's regime either
+    gpu = recommend("translation", "moderate (thousands)", "short (< 100)", "GPU", "batch", ev)
+    assert gpu["regime"] == LITERATURE and gpu["model"] == "Transformer encoder-decoder"
+    assert "did not measure a GPU" in gpu["reasons"][0]
 
 
 def test_long_runs_answer_an_hour_of_training_and_flip_with_their_numbers():
@@ -167,7 +171,8 @@ def test_translation_is_judged_on_lengths_seen_in_training_and_reports_longer_on
     row = next(r for r in seed_guide(ev) if r["situation"].startswith("generation"))
     assert row["verdict"] == "no difference measured" and "longer than any in training" in row["measured"]
     advice = recommend("translation", "moderate (thousands)", "short (< 100)", *CPU_SHORT, ev)
-    assert any("longer than any in training" in r for r in advice["reasons"])
+    longer = [r for r in advice["reasons"] if "longer than any in training" in r]
+    assert longer and "Transformer 3%" in longer[0] and "translation_longer:GRU" in advice["evidence"]
 
 
 def verdict(ev, advice_start, column="verdict"):
