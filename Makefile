@@ -1,6 +1,6 @@
 # Two commands set everything up on a fresh machine with Python >= 3.10 and make:
 #   make book   -> .venv, every notebook executed in full mode, the HTML book in _build/html
-#   make test   -> unit tests, then every notebook through nbmake in quick mode
+#   make test   -> every test tier (unit, browser, integration), then every notebook through nbmake in quick mode
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -13,12 +13,13 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
+.PHONY: help install test unit browser integration notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
 .PHONY: lab live-check colab-check
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
-	@echo "make test        unit tests + every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make test        every test tier, then every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make unit        the fast unit tests (no browser, no grading); make browser, make integration: the others"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student [VARIANT=name]  the student edition (student/notebooks/) and the private course/"
@@ -52,13 +53,26 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 
 install: $(STAMP)
 
+# The test tiers (markers in pyproject.toml, rules in tests/conftest.py): `unit` is fast and needs nothing but the
+# venv; `browser` drives headless Chromium (skipped with a one-line note where it is missing; SEQVIZ_REQUIRE_BROWSER=1
+# makes that a failure, as CI does); `integration` grades and runs the student editions; `notebooks` executes each
+# chapter once. `make test` runs every tier, each test and each notebook once.
+PYTEST := $(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest -q -p no:cacheprovider
 unit: $(STAMP)
-	SEQVIZ_QUICK=1 $(PY) -m pytest tests -q -p no:cacheprovider
+	$(PYTEST) tests -m "not integration and not browser"
+
+browser: $(STAMP)
+	$(PYTEST) tests -m browser
+
+integration: $(STAMP)
+	$(PYTEST) tests -m integration
 
 notebooks: $(STAMP)
-	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
+	$(PYTEST) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
 
-test: unit notebooks
+test: $(STAMP)
+	$(PYTEST) tests
+	$(MAKE) --no-print-directory notebooks
 
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build.
 book: $(STAMP)

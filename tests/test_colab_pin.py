@@ -232,7 +232,8 @@ def version_commit() -> str:
     together with the other side's changes set that version for the merged package)."""
     if git(ROOT, "rev-parse", "--is-shallow-repository") == "true":
         pytest.fail("this clone is shallow: the version rule needs the history (git fetch --unshallow)")
-    return git(ROOT, "log", "-m", "-1", "--format=%H", "-G", r'^version = "', "--", "pyproject.toml")
+    # a merge is listed once per parent with -m: the first line names it
+    return git(ROOT, "log", "-m", "-1", "--format=%H", "-G", r'^version = "', "--", "pyproject.toml").split()[0]
 
 
 def test_the_version_moves_when_a_notebook_starts_to_depend_on_something_new():

@@ -9,6 +9,11 @@
 - plotly.js (4.8 MB) is kept only on pages that hold a plotly figure, and the widget
   manager (require.js + 4.3 MB, about 1.4 s of page load here) and the saved widget state
   only on pages that show a widget view.
+- Exercises are numbered by chapter from their labels: ``ch08-ex2`` is "Exercise 8.2" and its
+  solution "Solution to Exercise 8.2" (``ch04b-ex2``: "Exercise 4b.2"), the rule of
+  ``seqviz.book.exercise_number`` that the text and the student edition follow too. sphinx-exercise
+  numbers its enumerable exercises with Sphinx's figure numbers (``numfig``, one count through the
+  whole book); once Sphinx has assigned them, the numbers of labelled exercises are replaced.
 """
 
 from __future__ import annotations
@@ -52,6 +57,29 @@ def _clean(pagename, context):
             context[key] = kept
 
 
+def _number_exercises(app, env):
+    """Replace sphinx-exercise's book-wide exercise numbers by the chapter's: (chapter, k) from ``chNN-exK``.
+
+    Runs after Sphinx's toctree collector has numbered every figure (the same event, a later priority);
+    returns the pages whose numbers changed, so that they are written again."""
+    from seqviz.book import exercise_number
+
+    changed = []
+    for docname, numbers in env.toc_fignumbers.items():
+        exercises = numbers.get("exercise", {})
+        for label in list(exercises):
+            try:
+                chapter, k = exercise_number(label).split(".")
+            except ValueError:
+                continue  # an exercise without a chapter label keeps Sphinx's number
+            number = (chapter, int(k))
+            if exercises[label] != number:
+                exercises[label] = number
+                changed.append(docname)
+    return sorted(set(changed))
+
+
 def setup(app):
     app.connect("html-page-context", lambda app, pagename, templatename, context, doctree: _clean(pagename, context))
+    app.connect("env-get-updated", _number_exercises, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -18,15 +18,19 @@ guide that reads these rows is :mod:`seqviz.guide`. Used by chapter 10.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 import torch
 from torch import nn
 
-from ..config import model_device, seed_everything
-from ..measure import check_ints, measure, time_samples
-from ..models import KINDS, Forecaster, make_encoder
+from ..config import model_device, pick_device, seed_everything
+from ..data import (agreement_task, agreement_vocab, forecast_windows, pairs_to_tensors, sine_series, to_tensors,
+                    translation_task, translation_vocabs)
+from ..measure import Stopwatch, check_ints, measure, time_samples
+from ..models import KINDS, Forecaster, Seq2Seq, SequenceClassifier, TransformerSeq2Seq, make_encoder, sequence_loss
+from ..train import accuracy, evaluate, fit
+from .distance import _agreement_data
+from .translation import exact_match
 
 __all__ = ["agreement_rows", "forecast_rows", "translation_rows", "warmup_runs"]
 
@@ -53,12 +57,10 @@ def _train(model, data, loss_fn, *, steps, lr, warmup_steps, seed, progress, des
 
     (A callback, so that :func:`seqviz.train.fit` needs no schedule of its own; fit's own ``schedule=`` can replace
     it once the long-run machinery that adds one is merged.)"""
-    from ..train import fit
-
     model.to(device)  # before the optimiser is built over its parameters
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     marks = sorted({max(1, round(steps * k / LAPS)) for k in range(1, LAPS + 1)})
-    laps, last = [], [time.perf_counter()]
+    laps, clock = [], Stopwatch(device)
 
     def rate(step):  # the learning rate of step ``step`` (1-based)
         return lr * min(1.0, step / warmup_steps) if warmup_steps else lr
@@ -68,13 +70,12 @@ def _train(model, data, loss_fn, *, steps, lr, warmup_steps, seed, progress, des
         for group in optimizer.param_groups:
             group["lr"] = rate(step + 1)
         if step in marks:
-            now = time.perf_counter()
-            laps.append(now - last[0])
-            last[0] = now
+            laps.append(clock.elapsed() - sum(laps))
         return False
 
     for group in optimizer.param_groups:
         group["lr"] = rate(1)
+    clock.start()
     history = fit(model, data, loss_fn, steps=steps, batch_size=batch_size, optimizer=optimizer, seed=seed,
                   progress=progress, desc=desc, device=device, callbacks=[callback])
     return history, laps
@@ -105,12 +106,6 @@ def agreement_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps
 
     Each row: task, model, score (accuracy), train_s, train_laps, latency_ms (one sentence), memory_kb (a
     training step on 64 sentences), parameters, steps, examples, width."""
-    from ..config import pick_device
-    from ..data import agreement_task, agreement_vocab, to_tensors
-    from ..models import SequenceClassifier
-    from ..train import accuracy, evaluate
-    from .distance import _agreement_data
-
     kinds = _check_kinds(kinds)
     check_ints([hidden_size, steps, n_train, n_test], "hidden_size, steps, n_train and n_test", 1)
     (distance,) = check_ints([distance], "distance", 0)
@@ -140,8 +135,6 @@ def agreement_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps
 
 
 def _translator(kind, src_vocab, tgt_vocab, hidden_size, max_len):
-    from ..models import Seq2Seq, TransformerSeq2Seq
-
     if kind == "Transformer":  # chapter 8's encoder-decoder, post-LN as in Vaswani et al. (2017)
         return TransformerSeq2Seq(len(src_vocab), len(tgt_vocab), d_model=hidden_size, num_heads=4,
                                   num_encoder_layers=2, num_decoder_layers=1, dim_feedforward=2 * hidden_size,
@@ -153,8 +146,6 @@ def _translator(kind, src_vocab, tgt_vocab, hidden_size, max_len):
 def _translation_data(n_train, n_test, max_len, test_max_len, seed):
     """Training pairs of 1..``max_len`` words; test pairs new to training, of lengths seen (1..``max_len``) and,
     when ``test_max_len > max_len``, of longer ones (``max_len + 1``..``test_max_len``)."""
-    from ..data import pairs_to_tensors, translation_task, translation_vocabs
-
     src_vocab, tgt_vocab = translation_vocabs()
     pairs = translation_task(n_train, 1, max_len, seed=seed)
     known = {tuple(p.source) for p in pairs}
@@ -180,10 +171,6 @@ def translation_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 64, ste
     training, of the lengths seen in training (``score``) and, when ``test_max_len`` is longer, of
     ``max_len + 1``..``test_max_len`` words (``score_longer``, else None). Latency: greedy translation of one
     sentence; ``latency_samples`` its repeats."""
-    from ..config import pick_device
-    from ..models import sequence_loss
-    from .translation import exact_match
-
     kinds = _check_kinds(kinds)
     check_ints([hidden_size, steps, n_train, n_test, max_len], "hidden_size, steps, n_train, n_test and max_len", 1)
     if test_max_len is not None:
@@ -239,9 +226,6 @@ def forecast_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps:
     0 means no better than the baseline, 1 a perfect forecast. Returns ``(rows, models, test)``: the
     models stay on ``device``, the test windows on the CPU.
     """
-    from ..config import pick_device
-    from ..data import forecast_windows, sine_series
-
     kinds = _check_kinds(kinds)
     check_ints([hidden_size, steps, window, n_series], "hidden_size, steps, window and n_series", 1)
     if series_length <= window:

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+import torch
 
 from ..book import compare_times
+from ..config import pick_device
 from ..measure import fit_power_law, fitted_growth
-
-MEASURED, LONG_RUNS, LITERATURE = "measured here", "the book's long runs", "from the literature"
-REGIMES = (MEASURED, LONG_RUNS, LITERATURE)
+from .literature import FINDINGS, literature_evidence
+from .regimes import LITERATURE, LONG_RUNS, MEASURED, REGIMES, Evidence
 
 GUIDE_OPTIONS = {
     "task": ("classification", "labelling", "translation", "generation", "forecasting"),
@@ -45,27 +46,6 @@ ROW_KEYS = {"rows": ("task", "model", "score", "metric", "train_s", "latency_ms"
             "cost": ("model", "length", "ms_per_step", "saved_MiB"),
             "stream": ("model", "context", "ms_per_token")}
 POSITIVE = ("train_s", "latency_ms", "parameters", "length", "ms_per_step", "saved_MiB", "context", "ms_per_token")
-
-
-@dataclass
-class Evidence:
-    """One result the guide reads: ``value`` (a number; None for a published finding), ``summary`` (what was
-    measured or found, with the numbers), ``source`` (the section of the book, or the citation), ``regime`` (one of
-    :data:`REGIMES`), ``cite`` (the works it cites), ``samples`` (repeated timings behind ``value``, when it is a
-    time) and ``judged`` (the outcome of a comparison made when the evidence was collected, e.g.
-    :func:`seqviz.book.compare_times`'s)."""
-
-    value: float | None
-    summary: str
-    source: str
-    regime: str = MEASURED
-    cite: tuple = ()
-    samples: tuple = ()
-    judged: str = ""
-
-    def __post_init__(self):
-        if self.regime not in REGIMES:
-            raise ValueError(f"regime must be one of {REGIMES}, got {self.regime!r}")
 
 
 # -- checks ----------------------------------------------------------------------------------------------------
@@ -125,10 +105,6 @@ def _judge(a: Sequence[float], b: Sequence[float], min_ratio: float = 1 + TOLERA
 
 def machine_words(device=None) -> str:
     """The machine a chapter measured on, in words: "this machine's CPU, one thread", or its GPU's name."""
-    import torch
-
-    from ..config import pick_device
-
     device = torch.device(device) if device is not None else pick_device()
     if device.type == "cuda":
         return f"a {torch.cuda.get_device_name(device)} GPU"
@@ -263,8 +239,6 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
         ev.update(race_evidence(race))
     if long_runs is not None:
         ev.update(long_run_evidence(long_runs))
-    from .literature import literature_evidence
-
     ev.update(literature_evidence())
     return ev
 
@@ -318,8 +292,6 @@ def long_run_evidence(long_runs: Mapping) -> dict:
 def evidence_names() -> set[str]:
     """The name of every entry :func:`collect_evidence` always returns (the optional race, long runs and the
     longer-sentence scores aside)."""
-    from .literature import FINDINGS
-
     names = {f"{prefix}:{k}" for t in TASKS for k in MODELS for prefix in (t, f"{t}_train_s", f"{t}_latency")}
     names |= {f"{prefix}:{k}" for k in COST_MODELS for prefix in ("time_exp", "mem_exp", "mem_tail")}
     names |= {f"lit:{name}" for name in FINDINGS}

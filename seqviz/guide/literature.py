@@ -1,13 +1,15 @@
 """What the field has published about the situations this book does not measure: large data, GPUs, long training,
 inputs of thousands of tokens, models the book does not build. Each :data:`FINDINGS` entry is one result, in our
 words, with its citation (the key of ``book/references.bib``); :func:`literature_evidence` turns them into
-:class:`~seqviz.guide.evidence.Evidence` whose regime is "from the literature". The guide answers such situations
+:class:`~seqviz.guide.regimes.Evidence` whose regime is "from the literature". The guide answers such situations
 from these, never from a short CPU run. Used by chapter 10.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .regimes import LITERATURE, Evidence
 
 __all__ = ["FINDINGS", "Finding", "literature_evidence"]
 
@@ -123,7 +125,5 @@ FINDINGS: dict[str, Finding] = {
 def literature_evidence() -> dict:
     """Every finding as ``{"lit:<name>": Evidence}`` with regime "from the literature" (``value`` None: nothing
     here is measured by this book)."""
-    from .evidence import LITERATURE, Evidence
-
     return {f"lit:{name}": Evidence(None, f.claim, f.cite, regime=LITERATURE, cite=(f.cite,))
             for name, f in FINDINGS.items()}
