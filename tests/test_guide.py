@@ -10,7 +10,7 @@ import pytest
 
 from seqviz.experiments import finetune_evidence
 from seqviz.guide import (FINDINGS, GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, VERDICTS, collect_evidence,
-                          recommend, regime_of, seed_guide)
+                          recommend, regime_of, advice_checked)
 from seqviz.viz import guide_html
 
 KINDS = ("RNN", "GRU", "LSTM", "Transformer")
@@ -168,7 +168,7 @@ def test_translation_is_judged_on_lengths_seen_in_training_and_reports_longer_on
     scores = {("translation", k): 1.0 for k in KINDS}
     ev = fake_run(scores=scores, longer={"RNN": 0.2, "GRU": 0.25, "LSTM": 0.25, "Transformer": 0.03})
     assert ev["translation:Transformer"].value == 1.0 and ev["translation_longer:Transformer"].value == 0.03
-    row = next(r for r in seed_guide(ev) if r["situation"].startswith("generation"))
+    row = next(r for r in advice_checked(ev) if r["situation"].startswith("generation"))
     assert row["verdict"] == "no difference measured" and "longer than any in training" in row["measured"]
     advice = recommend("translation", "moderate (thousands)", "short (< 100)", *CPU_SHORT, ev)
     longer = [r for r in advice["reasons"] if "longer than any in training" in r]
@@ -176,7 +176,7 @@ def test_translation_is_judged_on_lengths_seen_in_training_and_reports_longer_on
 
 
 def verdict(ev, advice_start, column="verdict"):
-    return next(r[column] for r in seed_guide(ev) if r["advice"].startswith(advice_start))
+    return next(r[column] for r in advice_checked(ev) if r["advice"].startswith(advice_start))
 
 
 def test_start_with_a_gru_is_not_contradicted_by_a_gru_that_scores_better():
@@ -214,7 +214,7 @@ def test_seed_rows_are_judged_by_the_measurements():
 
 
 def test_every_seed_row_has_a_verdict_at_scale_with_who_found_it():
-    rows = seed_guide(fake_run())
+    rows = advice_checked(fake_run())
     assert {r["source"] for r in rows} == {"从“序列”到“理解”的本质之旅", "为什么序列与众不同"}
     for r in rows:
         assert r["verdict"] in VERDICTS and r["at_scale"] in VERDICTS and r["scale_evidence"]
@@ -226,7 +226,7 @@ def test_every_seed_row_has_a_verdict_at_scale_with_who_found_it():
     assert won["scale_regime"] == LITERATURE and "Kaplan et al. (2020)" in won["scale_evidence"]
     runs = {"charlm": {"LSTM": [{"name": "charlm-lstm-l", "parameters": 9, "valid_loss": 1.4}],
                        "Transformer": [{"name": "charlm-transformer-l", "parameters": 9, "valid_loss": 1.3}]}}
-    won = next(r for r in seed_guide(fake_run(long_runs=runs)) if r["situation"] == "why Transformers won")
+    won = next(r for r in advice_checked(fake_run(long_runs=runs)) if r["situation"] == "why Transformers won")
     assert won["scale_regime"] == LONG_RUNS and "charlm-transformer-l" in won["scale_evidence"]
 
 

@@ -8,10 +8,10 @@
 - :func:`recommend`: (task, data, length, compute, latency) -> a model, the reasons, the evidence that decided it
   and its regime (:func:`regime_of`): a situation this run measured is answered from its numbers, one it did not
   (large data, a GPU, long training, lengths beyond those measured) from the long runs or the literature, cited;
-- :func:`seed_guide`: the source articles' advice, row by row, with this run's verdict and the verdict at scale.
+- :func:`advice_checked`: the source articles' advice, row by row, with this run's verdict and the verdict at scale.
 
 Four modules: :mod:`.evidence` (the numbers), :mod:`.literature` (the published findings), :mod:`.rules` (the
-answer), :mod:`.seeds` (the articles' advice checked). The HTML view of an answer is :func:`seqviz.viz.guide_html`.
+answer), :mod:`.sources` (the articles' advice checked). The HTML view of an answer is :func:`seqviz.viz.guide_html`.
 It reads the runs of :mod:`seqviz.experiments`. Used by chapter 10.
 """
 
@@ -20,9 +20,9 @@ from .evidence import (GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, REGIMES, 
                        race_evidence)
 from .literature import FINDINGS, Finding, literature_evidence
 from .rules import RECURRENT, best_of, faster, recommend, regime_of, same, situation_words
-from .seeds import SOURCES, VERDICTS, seed_guide
+from .sources import SOURCES, VERDICTS, advice_checked
 
 __all__ = ["FINDINGS", "Finding", "GUIDE_OPTIONS", "Evidence", "LITERATURE", "LONG_RUNS", "MEASURED", "RECURRENT",
-           "REGIMES", "SOURCES", "TOLERANCE", "VERDICTS", "best_of", "check_evidence", "collect_evidence",
+           "REGIMES", "SOURCES", "TOLERANCE", "VERDICTS", "advice_checked", "best_of", "check_evidence", "collect_evidence",
            "evidence_names", "faster", "literature_evidence", "long_run_evidence", "machine_words", "race_evidence",
-           "recommend", "regime_of", "same", "seed_guide", "situation_words"]
+           "recommend", "regime_of", "same", "situation_words"]

@@ -1,7 +1,7 @@
 """The source articles' advice, row by row, checked twice: against this chapter's run and against the evidence at
 scale (the book's long runs where they apply, the published literature otherwise).
 
-:func:`seed_guide` returns one row per piece of advice: the decision guide and checklist of
+:func:`advice_checked` returns one row per piece of advice: the decision guide and checklist of
 《从“序列”到“理解”的本质之旅》 ("From sequence to understanding", its section 8, with the GRU-or-LSTM advice of its
 section 3.2) and the three claims of 《为什么序列与众不同》 ("Why sequences are different") that choose between models.
 Each row has a verdict of this run (:data:`VERDICTS`, computed from the measured evidence) and one at scale. A
@@ -35,7 +35,7 @@ def _all(verdicts) -> str:
     return found.pop() if len(found) == 1 else "mixed"
 
 
-def seed_guide(evidence: dict) -> list[dict]:
+def advice_checked(evidence: dict) -> list[dict]:
     """One row per piece of the source articles' advice: ``{"source", "situation", "advice", "verdict",
     "measured", "at_scale", "scale_evidence", "scale_cite", "scale_regime"}``. ``verdict`` (one of :data:`VERDICTS`) is this run's,
     computed from ``evidence`` with ``measured`` its numbers; ``at_scale`` is the verdict of the long runs or the
