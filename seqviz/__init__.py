@@ -15,7 +15,7 @@ from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 __version__ = "0.4.2"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
-               "sampling", "measure", "experiments", "guide", "real_bert", "real_gpt", "web")
+               "sampling", "measure", "experiments", "guide", "real_bert", "real_gpt", "web", "checkpoints")
 
 __all__ = ["BOOK", "QUICK", "compare_word", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 
