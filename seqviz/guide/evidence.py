@@ -25,7 +25,7 @@ from ..book import compare_times
 from ..config import pick_device
 from ..measure import fit_power_law, fitted_growth
 from .literature import FINDINGS, literature_evidence
-from .regimes import LITERATURE, LONG_RUNS, MEASURED, REGIMES, Evidence
+from .regimes import LITERATURE, LONG_RUNS, MEASURED, REGIMES, Evidence  # noqa: F401 (the regimes, re-exported)
 
 GUIDE_OPTIONS = {
     "task": ("classification", "labelling", "translation", "generation", "forecasting"),
@@ -264,9 +264,10 @@ def long_run_evidence(long_runs: Mapping) -> dict:
     """``{"long:<task>:<family>": Evidence}`` from the book's long runs, re-evaluated in this run.
 
     ``long_runs`` maps ``"charlm"`` to ``{family: [{"name", "parameters", "valid_loss"}, ...]}`` (character
-    language models on Moby-Dick, each family's sizes; loss in nats per character) and/or ``"translate"`` to
-    ``{model: {"name", "bleu"}}`` (the English-French translators, BLEU on the test split). Each entry's value is
-    the family's best: the lowest loss, the highest BLEU.
+    language models on Moby-Dick, each family's sizes, smallest first, the families' sizes matched pair by pair;
+    loss in nats per character) and/or ``"translate"`` to ``{model: {"name", "bleu"}}`` (the English-French
+    translators, BLEU on the test split). Each entry's value is the family's best (the lowest loss, the highest
+    BLEU); a language-model family's ``samples`` are its losses, size by size.
     """
     if not isinstance(long_runs, Mapping) or not set(long_runs) <= {"charlm", "translate"} or not long_runs:
         raise ValueError(f"long_runs must map 'charlm' and/or 'translate' to their results, got {long_runs!r}")
@@ -279,7 +280,8 @@ def long_run_evidence(long_runs: Mapping) -> dict:
         best = min(sizes, key=lambda s: s["valid_loss"])
         text = "; ".join(f"{s['name']} ({s['parameters']:,} parameters) {s['valid_loss']:.3f}" for s in sizes)
         ev[f"long:charlm:{family}"] = Evidence(float(best["valid_loss"]), f"long runs, validation loss in nats per "
-                                               f"character: {text}", "the book's long runs", regime=LONG_RUNS)
+                                               f"character: {text}", "the book's long runs", regime=LONG_RUNS,
+                                               samples=tuple(float(s["valid_loss"]) for s in sizes))
     for model, result in long_runs.get("translate", {}).items():
         if not isinstance(result, Mapping) or not {"name", "bleu"} <= set(result):
             raise ValueError(f"long_runs['translate'][{model!r}] must hold name and bleu, got {result!r}")

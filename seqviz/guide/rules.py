@@ -2,10 +2,10 @@
 the evidence that decided it and the regime that evidence comes from.
 
 :func:`regime_of` decides first where an answer may come from. A situation this chapter measured (a CPU and minutes
-of training, few labels for classification or thousands of examples, lengths within the measured range) is answered
+of training, few labels for classification or thousands of examples, inputs shorter than 100 tokens) is answered
 from this run's numbers, each branch comparing two of them (:func:`same`, with the stated
 :data:`~.evidence.TOLERANCE`; training times by :func:`seqviz.book.compare_times` over their laps). A situation it
-did not measure (large data, a GPU, an hour of training, lengths beyond the measured range, few examples for
+did not measure (large data, a GPU, an hour of training, inputs of 100 tokens or more, few examples for
 generation or forecasting) is answered from the book's long runs where they cover it, and otherwise from the
 published findings of :mod:`~.literature`, cited; never extrapolated from the short run. Used by chapter 10.
 """
@@ -21,7 +21,6 @@ from .evidence import GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, MODELS, TA
 RECURRENT = ("RNN", "GRU", "LSTM")
 _PROXY = {"classification": "agreement", "labelling": "agreement", "translation": "translation",
           "generation": "translation", "forecasting": "forecasting"}
-_LENGTH_FLOOR = {"short (< 100)": 1, "long (100-1000)": 100}
 
 
 def same(a: float, b: float, kind: str = "score") -> str:
@@ -85,23 +84,22 @@ def _label(kind: str, task: str) -> str:
 
 
 def regime_of(task: str, data: str, length: str, compute: str, latency: str, evidence: dict) -> str:
-    """Where the answer for this situation comes from: :data:`~.evidence.MEASURED` when this run measured it,
-    :data:`~.evidence.LONG_RUNS` when the book's long runs cover it and were given, else
-    :data:`~.evidence.LITERATURE`."""
-    if compute == "CPU, an hour of training" and task in ("generation", "translation") and data != "small (few labels)":
-        family = "charlm" if task == "generation" else "translate"
-        if any(name.startswith(f"long:{family}:") for name in evidence):
+    """Where the answer for this situation comes from: :data:`~.evidence.MEASURED` when this run measured it
+    (a CPU and minutes of training, short inputs, few labels only for classification), :data:`~.evidence.LONG_RUNS`
+    when the book's long runs cover it and were given (an hour of CPU: character language models for generation,
+    with contexts of up to a few hundred characters; translators of short sentences), else
+    :data:`~.evidence.LITERATURE`. Large data, a GPU and long inputs are never answered from the short run: its
+    tasks are shorter than 100 tokens, so its scores say nothing about long inputs."""
+    if compute == "CPU, an hour of training" and data != "small (few labels)":
+        covered = {"generation": ("charlm", ("short (< 100)", "long (100-1000)")),
+                   "translation": ("translate", ("short (< 100)",))}.get(task)
+        if covered and length in covered[1] and any(name.startswith(f"long:{covered[0]}:") for name in evidence):
             return LONG_RUNS
         return LITERATURE
-    if compute != "limited (CPU)" or data == "large":
+    if compute != "limited (CPU)" or data == "large" or length != "short (< 100)":
         return LITERATURE
     if data == "small (few labels)" and task not in ("classification", "labelling"):
         return LITERATURE
-    if length == "very long (> 1000)":
-        return LITERATURE  # thousands of tokens: more than a chapter on a CPU can measure
-    reach = evidence["context_max"].value if latency == "streaming, per token" else evidence["length_max"].value
-    if _LENGTH_FLOOR[length] > reach:
-        return LITERATURE  # longer than anything this run measured
     return MEASURED
 
 
@@ -113,7 +111,7 @@ def recommend(task: str, data: str, length: str, compute: str, latency: str, evi
     from (:func:`regime_of`), ``cite`` the works it rests on and ``brief`` the deciding point in a few words (a
     table's cell). In a measured situation the questions are asked in this
     order: streaming first (the cost per token decides), then few labels for classification (the fine-tuning gap
-    decides), then long inputs (attention's memory decides), then the task's own scores.
+    decides), then the task's own scores.
     """
     choice = dict(task=task, data=data, length=length, compute=compute, latency=latency)
     for key, value in choice.items():
@@ -137,7 +135,7 @@ def recommend(task: str, data: str, length: str, compute: str, latency: str, evi
 
 
 def _measured(choice: dict, ev: dict):
-    task, length, latency = choice["task"], choice["length"], choice["latency"]
+    task, latency = choice["task"], choice["latency"]
     proxy = _PROXY[task]
     decided: list[str] = ["setting"]
     reasons: list[str] = []
@@ -182,23 +180,6 @@ def _measured(choice: dict, ev: dict):
         if task == "labelling":
             reasons.append("for one label per token the sources name a bidirectional LSTM or GRU with a CRF as the "
                            "light alternative, which this book does not measure")
-    elif length == "long (100-1000)":
-        mem = ev["mem_ratio:Transformer/GRU"]
-        decided += ["length_max", "mem_ratio:Transformer/GRU", "mem_tail:Transformer", "mem_exp:GRU"]
-        brief = (f"at n = {ev['length_max'].value:,} a Transformer layer kept {mem.value:.1f} times a GRU's "
-                 f"training memory")
-        if same(mem.value, 1.0, "ratio") == "higher":
-            kind, used, why = best_of(ev, proxy, RECURRENT)
-            decided += used
-            model = _label(kind, task)
-            reasons += [f"{mem.summary}; the Transformer's memory grows with exponent "
-                        f"{ev['mem_tail:Transformer'].value:.2f} at the longest lengths measured, the GRU's with "
-                        f"{ev['mem_exp:GRU'].value:.2f}: a recurrent model keeps memory linear", f"{kind}: {why}"]
-        else:
-            kind, used, why = best_of(ev, proxy, MODELS)
-            decided += used
-            model = _label(kind, task)
-            reasons += [f"{mem.summary}: attention's memory did not stand out here", f"{kind}: {why}"]
     else:
         kind, used, why = best_of(ev, proxy, MODELS)
         decided += used
@@ -291,7 +272,8 @@ def _not_measured(choice: dict, ev: dict) -> str:
     elif choice["data"] == "small (few labels)":
         what = f"few labelled examples for {choice['task']}"
     else:
-        what = f"inputs beyond the {reach:,} tokens this run measured"
+        what = (f"{choice['length'].split(' (')[0]} inputs: its tasks are shorter than 100 tokens (its cost curves "
+                f"reach {reach:,}, its scores do not)")
     return f"this chapter did not measure {what}, so the answer comes from published results"
 
 

@@ -11,8 +11,10 @@ situation at scale, which has its own column. Used by chapter 10.
 
 from __future__ import annotations
 
+import math
+
 from ..book import compare_word
-from .evidence import LONG_RUNS, check_evidence
+from .evidence import LITERATURE, check_evidence
 from .rules import RECURRENT, faster, same
 
 VERDICTS = ("supported", "contradicted", "mixed", "no difference measured", "not tested here")
@@ -37,27 +39,25 @@ def _all(verdicts) -> str:
 
 def advice_checked(evidence: dict) -> list[dict]:
     """One row per piece of the source articles' advice: ``{"source", "situation", "advice", "verdict",
-    "measured", "at_scale", "scale_evidence", "scale_cite", "scale_regime"}``. ``verdict`` (one of :data:`VERDICTS`) is this run's,
-    computed from ``evidence`` with ``measured`` its numbers; ``at_scale`` is the verdict of the long runs or the
-    literature, with ``scale_evidence`` what they found and who found it, ``scale_cite`` only who, ``scale_regime``
-    which of the two."""
+    "measured", "long_verdict", "long_measured", "at_scale", "scale_evidence", "scale_cite", "scale_regime"}``.
+    ``verdict`` (one of :data:`VERDICTS`) is this run's, computed from ``evidence`` with ``measured`` its numbers;
+    ``long_verdict`` and ``long_measured`` the same for the book's long runs where they bear on the advice and
+    were given (else None); ``at_scale`` is the verdict of the published literature, with ``scale_evidence`` what
+    it found and who found it, ``scale_cite`` only who, ``scale_regime`` always "from the literature"."""
     ev = check_evidence(evidence)
     rows = []
 
-    def row(source, situation, advice, verdict, measured, at_scale, *findings, long_run=None):
-        for v in (verdict, at_scale):
+    def row(source, situation, advice, verdict, measured, at_scale, *findings, long=None):
+        long_verdict, long_measured = long if long is not None else (None, None)
+        for v in (verdict, at_scale) + ((long_verdict,) if long is not None else ()):
             if v not in VERDICTS:
                 raise ValueError(f"verdict must be one of {VERDICTS}, got {v!r}")
         texts = [f"{ev[f'lit:{f}'].source}: {ev[f'lit:{f}'].summary}" for f in findings]
         cites = [ev[f"lit:{f}"].source for f in findings]
-        regime = "from the literature"
-        if long_run is not None and long_run in ev:
-            texts.insert(0, ev[long_run].summary)
-            cites.insert(0, "the book's long runs")
-            regime = LONG_RUNS
         rows.append({"source": SOURCES[source], "situation": situation, "advice": advice, "verdict": verdict,
-                     "measured": measured, "at_scale": at_scale, "scale_evidence": "; ".join(texts) or "no study we "
-                     "cite measures it", "scale_cite": "; ".join(cites), "scale_regime": regime})
+                     "measured": measured, "long_verdict": long_verdict, "long_measured": long_measured,
+                     "at_scale": at_scale, "scale_evidence": "; ".join(texts) or "no study we cite measures it",
+                     "scale_cite": "; ".join(cites), "scale_regime": LITERATURE})
 
     ft = ev["finetune:pretrained"]
     ft_word = _verdict(same(ft.value, ev["finetune:scratch"].value))
@@ -70,10 +70,9 @@ def advice_checked(evidence: dict) -> list[dict]:
     measured = ev["translation:Transformer"].summary
     if "translation_longer:GRU" in ev:
         measured += f"; {ev['translation_longer:GRU'].summary}"
-    long_translate = next((n for n in ev if n == "long:translate:Transformer"), None)
     row("002", "generation (translation, summaries, dialogue)",
         "a Transformer encoder-decoder (BART, T5) or a decoder-only Transformer (GPT)", _verdict(word), measured,
-        "supported", "translation", "tuned_rnn_translation", "decoder_only", long_run=long_translate)
+        "supported", "translation", "tuned_rnn_translation", "decoder_only", long=_long_translation(ev))
     gated = max(("GRU", "LSTM"), key=lambda k: ev[f"forecasting:{k}"].value)
     others = max(("RNN", "Transformer"), key=lambda k: ev[f"forecasting:{k}"].value)
     row("002", "time series", "an LSTM or a GRU", _verdict(same(ev[f"forecasting:{gated}"].value,
@@ -148,8 +147,37 @@ def advice_checked(evidence: dict) -> list[dict]:
     race = [n for n in ("race:Transformer", "race:GRU", "race:LSTM") if n in ev]
     measured = (ev[race[0]].summary if race else "not at this scale: the chapter trains for seconds") + \
         "; chapter 9b measures the parallel training"
-    long_lm = "long:charlm:Transformer" if "long:charlm:Transformer" in ev else None
     row("000", "why Transformers won", "they train in parallel, which made far more data and far larger models "
         "affordable, and at today's scale, scale matters most", "not tested here", measured, "supported",
-        "parallel", "scaling", long_run=long_lm)
+        "parallel", "scaling", long=_long_language_models(ev))
     return rows
+
+
+def _long_translation(ev: dict):
+    """The long-run translators: the Transformer's test BLEU against the best recurrent one's (within 5 % of the
+    larger counts as no difference). None when the long runs were not given."""
+    bleu = {name.split(":", 2)[2]: e for name, e in ev.items() if name.startswith("long:translate:")}
+    if "Transformer" not in bleu or len(bleu) < 2:
+        return None
+    rec = max((k for k in bleu if k != "Transformer"), key=lambda k: bleu[k].value)
+    word = same(bleu["Transformer"].value, bleu[rec].value, "ratio")
+    text = "; ".join(f"{k} {e.value:.1f}" for k, e in bleu.items())
+    return _verdict(word), f"test BLEU after an hour-long CPU run each: {text}"
+
+
+def _long_language_models(ev: dict):
+    """The long-run character language models, LSTM against Transformer at each matched size: the Transformer's
+    perplexity lower at every size supports the advice, higher at every size contradicts it (in that regime),
+    else mixed.
+    None when the long runs were not given."""
+    sizes = {family: ev.get(f"long:charlm:{family}") for family in ("LSTM", "Transformer")}
+    if any(e is None or not e.samples for e in sizes.values()):
+        return None
+    pairs = list(zip(sizes["LSTM"].samples, sizes["Transformer"].samples))
+    # perplexities within 5 % of each other are the same; "lower": the Transformer's is lower
+    words = [same(math.exp(trf), math.exp(lstm), "ratio") for lstm, trf in pairs]
+    verdict = _all("supported" if w == "lower" else "contradicted" if w == "higher" else "no difference measured"
+                   for w in words)
+    text = ", ".join(f"LSTM {lstm:.2f} and Transformer {trf:.2f}" for lstm, trf in pairs)
+    return verdict, (f"validation loss in nats per character at matched sizes, small to large: {text} "
+                     f"(one CPU thread, the same steps and batch for each)")
