@@ -255,7 +255,7 @@ def race_evidence(race: Mapping) -> dict:
             raise ValueError(f"race[{name!r}] must hold valid_ppl, seconds and steps, got {r!r}")
     text = ", ".join(f"{n} {r['valid_ppl']:.1f} after {r['steps']:,} steps" for n, r in race.items())
     seconds = max(r["seconds"] for r in race.values())
-    return {f"race:{n}": Evidence(float(r["valid_ppl"]), f"Moby-Dick, characters, {seconds:.0f} s of training each "
+    return {f"race:{n}": Evidence(float(r["valid_ppl"]), f"Moby-Dick, characters, {seconds:.2g} s of training each "
                                   f"on this machine: validation perplexity {text}", "10.8")
             for n, r in race.items()}
 
