@@ -279,6 +279,14 @@ def test_the_widget_picture_shows_the_answer_its_regime_and_numbers():
     advice = recommend("classification", "large", "short (< 100)", "GPU", "batch", ev)
     page = guide_html(advice, ev).data
     assert "from the literature" in page and "Devlin et al. (2019)" in page
+    runs = {"translate": {"GRU": {"name": "translate-gru", "bleu": 22.7},
+                          "Transformer": {"name": "translate-transformer", "bleu": 39.9}}}
+    ev = fake_run(long_runs=runs)
+    advice = recommend("translation", "moderate (thousands)", "short (< 100)", "CPU, an hour of training", "batch",
+                       ev)
+    page = guide_html(advice, ev).data
+    assert "the book&#x27;s long runs (make checkpoints), read with Vaswani et al. (2017)" in page
+    assert "39.9" in page
 
 
 def test_bad_input():

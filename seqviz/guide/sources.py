@@ -180,4 +180,4 @@ def _long_language_models(ev: dict):
                    for w in words)
     text = ", ".join(f"LSTM {lstm:.2f} and Transformer {trf:.2f}" for lstm, trf in pairs)
     return verdict, (f"validation loss in nats per character at matched sizes, small to large: {text} "
-                     f"(one CPU thread, the same steps and batch for each)")
+                     f"(one CPU thread, the same steps and characters for each pair)")

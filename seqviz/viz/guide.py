@@ -23,6 +23,9 @@ def guide_html(advice: dict, evidence: dict):
     regime = advice.get("regime", "measured here")
     if regime == "measured here" and "setting" in evidence:
         where = f"measured here: {evidence['setting'].summary}"
+    elif regime == "the book's long runs":  # the long runs decide; the literature is what they are read with
+        where = "the book's long runs (make checkpoints)" + (f", read with {'; '.join(advice['cite'])}"
+                                                              if advice.get("cite") else "")
     elif advice.get("cite"):
         where = f"{regime}: {'; '.join(advice['cite'])}"
     else:
