@@ -27,6 +27,19 @@ def test_bleu_equals_the_formula_on_a_tiny_case():
     assert bleu(["a b c d e f"], [["a b c d e f g"]]) == pytest.approx(100 * math.exp(1 - 7 / 6), abs=1e-6)
 
 
+def test_bleu_parts_are_the_clipped_precisions_and_the_brevity_penalty():
+    # "le le le le" against "le chat dort ." and "a b c d e f" against a reference one word longer
+    run = Translations([["x"], ["y"]], [[["le", "chat", "dort", "."]], [["a", "b", "c", "d", "e", "f", "g"]]],
+                       [["le", "le", "le", "le"], ["a", "b", "c", "d", "e", "f"]])
+    parts = run.bleu_parts()
+    assert parts["output_length"] == 10 and parts["reference_length"] == 11
+    assert parts["precisions"][0] == pytest.approx((1 + 6) / 10)  # one "le" credited, not four (clipping)
+    assert parts["precisions"][1] == pytest.approx(5 / 8)          # "le le" x3 never, "a b" ... "e f" all five
+    assert parts["brevity_penalty"] == pytest.approx(math.exp(1 - 11 / 10))
+    score = parts["brevity_penalty"] * math.exp(sum(math.log(p) for p in parts["precisions"]) / 4)
+    assert run.bleu() == pytest.approx(100 * score, abs=1e-6)
+
+
 def test_bleu_equals_sacrebleus_corpus_bleu():
     import sacrebleu
 

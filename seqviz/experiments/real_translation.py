@@ -227,6 +227,16 @@ class Translations:
         """Corpus BLEU (0-100) over every sentence, see :func:`bleu`."""
         return self._bleu(range(len(self)))
 
+    def bleu_parts(self) -> dict:
+        """What the corpus BLEU is made of: the four clipped n-gram precisions (0-1), the brevity penalty, and the
+        output and reference lengths (sacrebleu's tokens, summed over the corpus; the closest reference counts)."""
+        self._bleu([0])  # computes the per-sentence statistics once
+        sums = [sum(column) for column in zip(*self._stats)]
+        score = BLEU.compute_bleu(correct=sums[2:6], total=sums[6:10], sys_len=sums[0], ref_len=sums[1],
+                                  smooth_method="exp")
+        return {"precisions": [p / 100 for p in score.precisions], "brevity_penalty": score.bp,
+                "output_length": sums[0], "reference_length": sums[1]}
+
     def _bleu(self, rows) -> float:
         if self._stats is None:  # computed once: resampling and per-length scores only add up rows
             hyps = [detokenize([t for t in out if t != UNK]) for out in self.outputs]
