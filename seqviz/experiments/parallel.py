@@ -19,17 +19,15 @@ so that the load of a shared machine falls on both alike. On the CPU :func:`trai
 
 from __future__ import annotations
 
-import math
 import os
 import statistics
-import time
 from collections.abc import Sequence
 
 import torch
 from torch import nn
 
 from ..config import model_device, pick_device, progress as progress_bar
-from ..measure import _sync, check_ints, count_parameters, time_samples
+from ..measure import check_ints, count_parameters, interleaved_samples, time_samples
 
 __all__ = ["KINDS", "all_threads", "generation_cost", "throughput_layer", "training_throughput"]
 KINDS = ("LSTM", "GRU", "attention")
@@ -93,7 +91,7 @@ def training_throughput(lengths: Sequence[int], *, tokens_per_step: int = 4096, 
             mask = nn.Transformer.generate_square_subsequent_mask(length, device=device)  # (T, T), -inf above
             steps = {kind: (lambda layer=layers[kind], kind=kind: _training_step(layer, kind, x, mask))
                      for kind in kinds}
-            for kind, seconds in _interleaved_samples(steps, min_time, repeats, device).items():
+            for kind, seconds in interleaved_samples(steps, min_time=min_time, repeats=repeats, device=device).items():
                 layers[kind].zero_grad(set_to_none=True)
                 found[kind, length] = {"kind": kind, "length": length, "batch": batch, "seconds": seconds,
                                        "tokens_per_s": batch * length / statistics.median(seconds),
@@ -102,30 +100,6 @@ def training_throughput(lengths: Sequence[int], *, tokens_per_step: int = 4096, 
     finally:
         torch.set_num_threads(before)
     return [found[kind, length] for kind in kinds for length in lengths]
-
-
-def _interleaved_samples(steps: dict, min_time: float, repeats: int, device) -> dict[str, list[float]]:
-    """Seconds per call of each function of ``steps``, ``repeats`` times, taking turns: repeat r of every function
-    runs before repeat r + 1 of any, so that a burst of load on a shared machine falls on all of them alike
-    instead of on whichever was being timed then. Each function is warmed up once and called often enough per
-    repeat to last ``min_time``."""
-    inner = {}
-    for kind, fn in steps.items():
-        fn()  # warm-up
-        _sync(device)
-        start = time.perf_counter()
-        fn()
-        _sync(device)
-        inner[kind] = max(1, math.ceil(min_time / max(time.perf_counter() - start, 1e-7)))
-    samples = {kind: [] for kind in steps}
-    for _ in range(repeats):
-        for kind, fn in steps.items():
-            start = time.perf_counter()
-            for _ in range(inner[kind]):
-                fn()
-            _sync(device)
-            samples[kind].append((time.perf_counter() - start) / inner[kind])
-    return samples
 
 
 def generation_cost(model, contexts: Sequence[int], *, vocab_size: int | None = None, min_time: float = 0.01,
