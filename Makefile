@@ -57,8 +57,11 @@ install: $(STAMP)
 # The test tiers (markers in pyproject.toml, rules in tests/conftest.py): `unit` is fast and needs nothing but the
 # venv; `browser` drives headless Chromium (skipped with a one-line note where it is missing; SEQVIZ_REQUIRE_BROWSER=1
 # makes that a failure, as CI does); `integration` grades and runs the student editions; `notebooks` executes each
-# chapter once. `make test` runs every tier, each test and each notebook once.
+# chapter once. `make test` runs every tier, each test and each notebook once, in one pytest run spread over
+# TEST_JOBS worker processes (pytest-xdist; default: one per core, each one-threaded): the slow integration tests
+# and the notebooks then share the cores instead of queueing behind each other.
 PYTEST := $(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest -q -p no:cacheprovider
+TEST_JOBS ?= auto
 unit: $(STAMP)
 	$(PYTEST) tests -m "not integration and not browser"
 
@@ -69,11 +72,10 @@ integration: $(STAMP)
 	$(PYTEST) tests -m integration
 
 notebooks: $(STAMP)
-	$(PYTEST) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
+	$(PYTEST) -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
 
 test: $(STAMP)
-	$(PYTEST) tests
-	$(MAKE) --no-print-directory notebooks
+	$(PYTEST) -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 tests $(NOTEBOOKS)
 
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build.
 book: $(STAMP)

@@ -52,7 +52,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
-        if item.module is not None and item.module.__name__ in INTEGRATION_MODULES:
+        module = getattr(item, "module", None)   # a notebook (nbmake) has none: it is the notebooks tier
+        if module is not None and module.__name__ in INTEGRATION_MODULES:
             item.add_marker(pytest.mark.integration)
 
 
