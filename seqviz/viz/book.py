@@ -18,8 +18,11 @@ RENDERER = "seqviz_book"
 
 
 def book_html(figure) -> str:
-    """A plotly figure (or its dict) as the book's HTML: a ``div`` and a script, no plotly.js, no MathJax."""
-    fig_dict = figure.to_dict() if hasattr(figure, "to_dict") else figure
+    """A plotly figure (or its dict) as the book's HTML: a ``div`` and a script, no plotly.js, no MathJax; its
+    labels in the book's language (:func:`seqviz.book.set_language`)."""
+    from ._language import localize_figure
+
+    fig_dict = localize_figure(figure.to_dict() if hasattr(figure, "to_dict") else figure)
     return pio.to_html(fig_dict, include_plotlyjs=False, include_mathjax=False, full_html=False,
                        validate=False, config=PLOTLY_CONFIG, default_width="100%")
 
