@@ -124,6 +124,34 @@ class Untranslated(Directive):
         return [box]
 
 
+CJK = "\u2014-\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # with dashes, quotes and the ellipsis
+_SOFT_BREAK = re.compile(f"(?<=[{CJK}])[ \\t]*\\n[ \\t]*(?=[{CJK}])")
+_IS_CJK = re.compile(f"[{CJK}]")
+
+
+def _join_cjk_lines(app, doctree):
+    """Chinese source is wrapped like English, but a line break between two Chinese characters is not a space:
+    remove it (in the Chinese edition's prose only; code, math and literals keep theirs). MyST gives a soft break
+    its own text node, or leaves it inside one."""
+    if app.config.seqviz_edition != "zh":
+        return
+    skip = (nodes.literal_block, nodes.literal, nodes.math, nodes.math_block, nodes.raw, nodes.comment)
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or isinstance(parent, skip) or "\n" not in text:
+            continue
+        new = _SOFT_BREAK.sub("", str(text))
+        index = next(i for i, child in enumerate(parent.children) if child is text)  # equal texts abound
+        if not new.strip():
+            before = parent[index - 1].astext() if index > 0 else ""
+            after = parent[index + 1].astext() if index + 1 < len(parent) else ""
+            if before and after and _IS_CJK.match(before[-1]) and _IS_CJK.match(after[0]):
+                new = ""
+        if new != str(text):
+            parent.children[index] = nodes.Text(new)
+            parent.children[index].parent = parent
+
+
 def _count(app, doctree, docname):
     if app.config.seqviz_edition != "zh":
         return
@@ -150,5 +178,6 @@ def setup(app):
     app.connect("html-page-context", lambda app, pagename, templatename, context, doctree: _clean(pagename, context))
     app.connect("html-page-context", _switch)
     app.connect("doctree-read", lambda app, doctree: _count(app, doctree, app.env.docname))
+    app.connect("doctree-read", _join_cjk_lines)
     app.connect("build-finished", _summary)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -249,8 +249,10 @@ def _matplotlib(language: str) -> None:
         return
     if _STATE["rc"] is None:
         _STATE["rc"] = {k: mpl.rcParams[k] for k in ("font.family", "font.sans-serif")}
+    # matplotlib falls back glyph by glyph along font.family's list (a generic name such as "sans-serif" stands
+    # for one font only): Latin letters, digits and the minus sign from DejaVu Sans, Chinese from the CJK font.
     rest = [name for name in mpl.rcParams["font.sans-serif"] if name not in ("DejaVu Sans", family)]
-    mpl.rcParams["font.family"] = ["sans-serif"]
+    mpl.rcParams["font.family"] = ["DejaVu Sans", family]
     mpl.rcParams["font.sans-serif"] = ["DejaVu Sans", family, *rest]
 
 
