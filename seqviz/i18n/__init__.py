@@ -87,7 +87,7 @@ class Catalogue:
                         regex += f"(?P={groups[field]})"
                     else:
                         groups[field] = f"g{len(groups)}"
-                        regex += f"(?P<{groups[field]}>.+?)"
+                        regex += f"(?P<{groups[field]}>.*?)"
             self.patterns.append((re.compile(regex, re.DOTALL), groups, value, len(literal)))
         self.patterns.sort(key=lambda p: -p[3])  # the most specific pattern first
 
