@@ -485,7 +485,8 @@ def say_sentences(notebook: dict) -> list[tuple[str, str]]:
 
 
 def check_sentences(root: Path, page: str, report: Report) -> None:
-    sys.path.insert(0, str(root))
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # this repository's seqviz (the catalogue of root may be a copy's)
     from seqviz.i18n import read_catalogue
 
     catalogue = read_catalogue("zh", root / "seqviz" / "i18n" / "zh")
