@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1] / "seqviz"
 ALLOWED = {
     "__init__": {"*"},
     "config": set(),
-    "book": {"config"},
+    "book": {"config", "i18n"},
+    "i18n": set(),
     "data": {"config"},
     "models": {"config", "data"},  # data: the -100 ignore index of the masked-LM labels
     "sampling": {"config"},
@@ -27,11 +28,11 @@ ALLOWED = {
     "trace": {"gradients"},
     "experiments": {"config", "book", "data", "models", "train", "decode", "measure", "gradients"},
     "guide": {"config", "book", "data", "models", "train", "measure", "experiments"},
-    "viz": {"config", "book"},
+    "viz": {"config", "book", "i18n"},
     "web": {"config", "data", "decode", "models", "viz"},
     "real_bert": {"config", "models"},
     "real_gpt": {"config", "models"},
-    "exercises": {"config", "data", "models", "decode", "train", "measure", "gradients", "trace"},
+    "exercises": {"config", "data", "models", "decode", "train", "measure", "gradients", "trace", "book", "i18n"},
 }
 DRAWING = ("matplotlib", "plotly", "ipywidgets", "IPython")
 
