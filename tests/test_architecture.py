@@ -29,7 +29,7 @@ ALLOWED = {
     "experiments": {"config", "book", "data", "models", "train", "decode", "measure", "gradients"},
     "guide": {"config", "book", "data", "models", "train", "measure", "experiments"},
     "viz": {"config", "book", "i18n"},
-    "web": {"config", "data", "decode", "models", "viz"},
+    "web": {"config", "data", "decode", "models", "viz", "book", "i18n"},
     "real_bert": {"config", "models"},
     "real_gpt": {"config", "models"},
     "exercises": {"config", "data", "models", "decode", "train", "measure", "gradients", "trace", "book", "i18n"},

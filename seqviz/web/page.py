@@ -17,6 +17,9 @@ import html
 import json
 from pathlib import Path
 
+from .. import book, i18n
+from ..book import translate
+
 FIRST, LAST = ("nn.js", "views.js"), ("mount.js",)  # the core, then each family's file (sorted), then mount
 STILL_NOTE = "A still of a live view: with JavaScript on, this picture recomputes in your browser."
 
@@ -86,6 +89,18 @@ def _still_html(still) -> str:
     return f"<img alt='a still of the live view' src='data:image/png;base64,{base64.b64encode(data).decode()}'/>"
 
 
+def page_messages() -> dict:
+    """What the page's script needs to speak the book's language: ``{"language", "messages"}``, the messages the
+    catalogue of :mod:`seqviz.i18n` has for the views' own texts (``web.json``: English template with ``{name}``
+    placeholders -> translation). Empty in English. (The views' JavaScript reads them through one function.)"""
+    language = book.language()
+    if language == "en":
+        return {"language": "en", "messages": {}}
+    entries = i18n.catalogue(language)
+    messages = {key: value for key, value in entries.entries.items() if entries.sources.get(key) == "web.json"}
+    return {"language": language, "messages": messages}
+
+
 class WebView:
     """One live view for the browser: ``WebView(view, weights, vocab, options, still)``.
 
@@ -100,13 +115,16 @@ class WebView:
                  expected: dict | None = None):
         if not isinstance(view, str) or not view:
             raise ValueError(f"view must be the name of a view in js/views.js, got {view!r}")
+        if isinstance(options, dict) and isinstance(options.get("title"), str):
+            options = {**options, "title": translate(options["title"])}  # the book's language
         self.spec = {"view": view, "weights": {k: v if isinstance(v, dict) else tensor(v) for k, v in weights.items()},
-                     "vocab": vocab, "options": options, "expected": _lists(expected or {})}
+                     "vocab": vocab, "options": options, "expected": _lists(expected or {}),
+                     "i18n": page_messages()}
         self.still = _still_html(still)
 
     def html(self) -> str:
         spec = json.dumps(self.spec, separators=(",", ":")).replace("</", "<\\/")
-        note = f"<p class='seqviz-still-note'><em>{html.escape(STILL_NOTE)}</em></p>" if self.still else ""
+        note = f"<p class='seqviz-still-note'><em>{html.escape(translate(STILL_NOTE))}</em></p>" if self.still else ""
         return (f"<div class='seqviz-web' data-view='{html.escape(self.spec['view'])}'>"
                 f"<style>{CSS}</style>"
                 f"<div class='seqviz-web-still'>{self.still}{note}</div>"
