@@ -211,19 +211,24 @@ def check_page(root: Path, page: str, report: Report, write: bool) -> str:
         return "broken"
     english = en.read_text(encoding="utf-8")
     if status == "todo":
-        body = text[FRONT.match(text).end():] if FRONT.match(text) else text
-        if body.lstrip("\n") != todo_source(english):
-            if write and str(meta.get("en_sha256")) == sha(english):
+        body = text[FRONT.match(text).end():].lstrip("\n") if FRONT.match(text) else text
+        recorded = str(meta.get("en_sha256", ""))
+        old = english if recorded == sha(english) else english_history(root, en.relative_to(root).as_posix(), recorded)
+        if old is not None and body == todo_source(old) and old != english:  # untouched, and the English moved on
+            if write:
+                zh_md.write_text(f"---\nseqviz_zh:\n  status: todo\n  en_sha256: {sha(english)}\n---\n\n"
+                                 f"{todo_source(english)}", encoding="utf-8")
+                report.changed.append(f"{ZH}/{page}.md: the English to translate changed")
+            else:
+                report.fail(f"{ZH}/{page}.md: the English of this untranslated page changed (run python "
+                            "scripts/sync_zh.py)")
+        elif old is None or body != todo_source(old):  # a translator rewrote it: a translation now
+            if write:
                 zh_md.write_text(text.replace("status: todo", "status: translated", 1), encoding="utf-8")
                 report.changed.append(f"{ZH}/{page}.md: translated")
                 status = "translated"
-            elif write:
-                zh_md.write_text(f"---\nseqviz_zh:\n  status: todo\n  en_sha256: {sha(english)}\n---\n\n"
-                                 f"{todo_source(english)}", encoding="utf-8") if body.lstrip("\n").startswith(
-                    todo_source("").strip()[:20]) else None
             else:
-                report.fail(f"{ZH}/{page}.md: translated but still marked todo, or its English changed "
-                            "(run python scripts/sync_zh.py)")
+                report.fail(f"{ZH}/{page}.md: translated but still marked todo (run python scripts/sync_zh.py)")
         if status == "todo":
             report.note(f"{page}: not yet translated (the page shows the English under a notice)")
             return status

@@ -159,3 +159,19 @@ def test_the_toc_mirrors_the_english_and_untranslated_pages_are_notices(copy):
     assert "status: untranslated" in notice and "{zh-untranslated} notebooks/02_sticky_note" in notice
     (copy / "zh" / "notebooks" / "02_sticky_note.md").unlink()
     assert "02_sticky_note.md: the notice page" in _failures(copy)
+
+
+def test_a_started_page_is_english_under_a_notice_until_translated(copy):
+    (copy / "zh" / "book" / "setup.md").unlink()
+    sync_zh.start_page(copy, "book/setup")
+    report, summary = sync_zh.sync(copy)
+    assert report.failures == [] and summary["book/setup"] == "todo"
+    page = copy / "zh" / "book" / "setup.md"
+    assert sync_zh.TODO_CLASS in page.read_text()
+    head = page.read_text().split("---\n")[1]
+    english = (copy / "book" / "setup.md").read_text()
+    page.write_text(f"---\n{head}---\n\n# 运行本书\n\n中文译文。\n")
+    assert "translated but still marked todo" in _failures(copy)
+    sync_zh.sync(copy, write=True)
+    report, summary = sync_zh.sync(copy)
+    assert summary["book/setup"] == "translated" and report.failures == [] and english
