@@ -158,6 +158,19 @@ def _draw(text: str) -> list[str]:
     return [str(w.message) for w in caught if "missing from font" in str(w.message)]
 
 
+def test_the_packaged_font_is_the_one_found():
+    """The PyPI package the Colab cell installs (seqviz[zh]) is what seqviz finds first, and matplotlib reads it."""
+    spec = importlib.util.find_spec(i18n.FONT_PACKAGE)
+    assert spec is not None, "noto-cjk-sans-otc is in requirements.txt: make install installs it"
+    path = i18n.cjk_font_file()
+    assert path.parent == Path(spec.submodule_search_locations[0]) and path.stat().st_size > 10e6
+    from matplotlib import font_manager
+
+    font_manager.fontManager.addfont(str(path))
+    names = {f.name for f in font_manager.fontManager.ttflist if f.fname == str(path)}
+    assert "Noto Sans CJK SC" in names
+
+
 def test_matplotlib_draws_chinese_without_a_missing_glyph():
     assert i18n.cjk_font_file() is not None, "noto-cjk-sans-otc (requirements.txt) or a system Noto Sans CJK"
     import matplotlib
