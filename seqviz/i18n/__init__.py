@@ -21,8 +21,8 @@ chapter's code, ``viz.json``, ``exercises.json``, ``web.json``: the package's ow
 translated chapter's sentences are here and that each translation keeps its English key's placeholders.
 
 :func:`cjk_font_file` finds the font matplotlib draws Chinese with: Noto Sans CJK, from the PyPI package
-``noto-cjk-sans-otc`` (``pip install "seqviz[zh]"``; the Chinese notebooks' Colab cell installs it), or one the
-system has. Imports nothing from seqviz: :mod:`seqviz.book` and :mod:`seqviz.viz` build on it.
+``noto-cjk-sans-otc`` (``pip install noto-cjk-sans-otc``; the Chinese notebooks' Colab cell installs it with
+seqviz's ``zh`` extra), or one the system has. Imports nothing from seqviz: :mod:`seqviz.book` and :mod:`seqviz.viz` build on it.
 """
 
 from __future__ import annotations

@@ -244,8 +244,8 @@ def _matplotlib(language: str) -> None:
     known = {f.name for f in font_manager.fontManager.ttflist}
     family = next((name for name in i18n.CJK_FAMILIES if name in known), None)
     if family is None:
-        print("seqviz: no font that draws Chinese was found, so figures would show empty boxes: "
-              'pip install "seqviz[zh]" (or noto-cjk-sans-otc), then restart the kernel', file=sys.stderr)
+        print("seqviz: no font that draws Chinese was found, so figures would show empty boxes: pip install "
+              "noto-cjk-sans-otc (the Chinese chapters' Colab cell does), then restart the kernel", file=sys.stderr)
         return
     if _STATE["rc"] is None:
         _STATE["rc"] = {k: mpl.rcParams[k] for k in ("font.family", "font.sans-serif")}
