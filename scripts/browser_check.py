@@ -44,6 +44,7 @@ import statistics
 import sys
 import threading
 import time
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -220,7 +221,9 @@ def missing_glyphs(page, fonts: FontFiles) -> list[str]:
             continue
         covered = set().union(*cmaps)
         for char in text:
-            if not char.isspace() and ord(char) not in covered and ord(char) >= 0x20 and char not in missing:
+            if char.isspace() or unicodedata.category(char) in ("Cf", "Cc") or char in missing:
+                continue  # a zero-width or control character draws nothing: no glyph to miss
+            if ord(char) not in covered:
                 missing[char] = f"U+{ord(char):04X} in {text.strip()[:40]!r} (fonts: "\
                                 f"{', '.join(f['familyName'] for f in used)})"
     cdp.detach()
