@@ -1,6 +1,6 @@
 # Two commands set everything up on a fresh machine with Python >= 3.10 and make:
 #   make book   -> .venv, every notebook executed in full mode, the HTML book in _build/html
-#   make test   -> unit tests, then every notebook through nbmake in quick mode
+#   make test   -> every test tier (unit, browser, integration), then every notebook through nbmake in quick mode
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -13,12 +13,13 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit notebooks book book-quick book-zh book-zh-quick sync-zh browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
-.PHONY: lab live-check
+.PHONY: help install test unit browser integration notebooks book book-quick book-zh book-zh-quick sync-zh browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
+.PHONY: lab live-check colab-check
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
-	@echo "make test        unit tests + every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make test        every test tier, then every notebook in quick mode (SEQVIZ_QUICK=1)"
+	@echo "make unit        the fast unit tests (no browser, no grading); make browser, make integration: the others"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
 	@echo "make book-zh     build the Chinese edition (full mode) into _build/html/zh/ (after make book)"
 	@echo "make book-zh-quick  the Chinese edition in quick mode (what CI builds)"
@@ -36,6 +37,7 @@ help:
 	@echo "make emulated-gpu  every notebook (quick mode) on an emulated CUDA device: catches device mix-ups"
 	@echo "make lab         install JupyterLab into .venv and open the chapters in it"
 	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
+	@echo "make colab-check  run every chapter from its first cell as in Colab (Colab's packages, .venv-colab)"
 
 # jupyter-events (brought by nbgrader and JupyterLab) pulls in rfc3987-syntax, which builds a parser when
 # imported; plotly imports nbformat, which imports jsonschema, which imports it: 2.5-3.4 s measured on every
@@ -54,13 +56,26 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 
 install: $(STAMP)
 
+# The test tiers (markers in pyproject.toml, rules in tests/conftest.py): `unit` is fast and needs nothing but the
+# venv; `browser` drives headless Chromium (skipped with a one-line note where it is missing; SEQVIZ_REQUIRE_BROWSER=1
+# makes that a failure, as CI does); `integration` grades and runs the student editions; `notebooks` executes each
+# chapter once. `make test` runs every tier, each test and each notebook once.
+PYTEST := $(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest -q -p no:cacheprovider
 unit: $(STAMP)
-	SEQVIZ_QUICK=1 $(PY) -m pytest tests -q -p no:cacheprovider
+	$(PYTEST) tests -m "not integration and not browser"
+
+browser: $(STAMP)
+	$(PYTEST) tests -m browser
+
+integration: $(STAMP)
+	$(PYTEST) tests -m integration
 
 notebooks: $(STAMP)
-	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
+	$(PYTEST) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
 
-test: unit notebooks
+test: $(STAMP)
+	$(PYTEST) tests
+	$(MAKE) --no-print-directory notebooks
 
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build.
 book: $(STAMP)
@@ -184,3 +199,19 @@ grade: $(STAMP)
 	  $(if $(OUT),--out "$(OUT)") $(if $(filter 1 yes true,$(FULL)),--full) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 	  $(if $(CELL_TIMEOUT),--cell-timeout $(CELL_TIMEOUT)) $(if $(JOBS),--jobs $(JOBS)) \
 	  $(if $(filter 1 yes true,$(MERGE)),--merge)
+
+# Colab, as near as this machine gets: a second venv with Colab's packages (colab-packages.txt, torch as the CPU
+# stand-in), then every chapter run from its Colab cell in a fresh layer over it, its outputs each in their own
+# sandboxed iframe, and the kernel-side widgets in the classic Notebook 6.5 (scripts/colab_check.py). Colab never
+# loads widgetsnbextension's JavaScript; the classic Notebook does, and 3.6.10's cannot create an Output widget:
+# classic-frontend/ holds 3.6.1's, released with ipywidgets 7.7.1, served by the classic Notebook only.
+VENV_COLAB ?= .venv-colab
+$(VENV_COLAB)/.installed: colab-packages.txt
+	rm -rf $(VENV_COLAB)
+	$(PYTHON) -m venv $(VENV_COLAB)
+	$(VENV_COLAB)/bin/python -m pip install --quiet -r colab-packages.txt
+	$(VENV_COLAB)/bin/python -m pip install --quiet --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
+	@touch $@
+
+colab-check: $(STAMP) $(VENV_COLAB)/.installed
+	$(PY) scripts/colab_check.py --colab $(VENV_COLAB)

@@ -10,7 +10,7 @@ model: ``torch.nn``'s module, ours on its default path (the fused fast path for 
 Each time is the median of several repeats after a warm-up. With one thread (``--threads 1``) it is
 the CPU time of this process (``time.process_time``), which a busy shared machine disturbs less than the
 wall clock; with more threads the wall clock (CPU time would count the threads' spin-waiting). Threads
-are torch's default unless ``--threads``. Budgets (DESIGN.md): scratch / built-in <= 1.5 and trace on / off
+are torch's default unless ``--threads``. Budgets (CONTRIBUTING.md, "Budgets"): scratch / built-in <= 1.5 and trace on / off
 <= 1.1. Nothing here asserts: the numbers are for notes. The variants take turns (three rounds), so a
 machine that gets busier hits them alike.
 

@@ -1,6 +1,7 @@
-"""Update latency of every chapter's kernel-side live widget against the 100 ms budget (DESIGN.md).
+"""Update latency of every chapter's kernel-side live widget against the 100 ms budget (CONTRIBUTING.md,
+"Budgets").
 
-The views that run in the reader's browser (seqviz.web: chapters 2, 4, 6, 7, 8 and 9) are timed in the page
+The views that run in the reader's browser (seqviz.web: chapters 2, 4, 4b, 6, 7, 8 and 9) are timed in the page
 by ``scripts/browser_check.py`` (``benchmarks/results/page_views.csv``) and in JupyterLab by
 ``scripts/live_check.py``. Each remaining live view is rebuilt here with the same plotting code and sizes as in the
 chapter but an untrained model of the chapter's size (the latency does not depend on

@@ -38,20 +38,17 @@ from __future__ import annotations
 import argparse
 import csv
 import fnmatch
-import functools
-import http.server
 import statistics
 import sys
-import threading
 import time
 import unicodedata
 from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+sys.path.insert(0, str(ROOT / "scripts"))
+from view_driver import CHROMIUM, DRIVE, FLAGS, block_other_hosts, serve  # noqa: E402  (shared with the live checks)
+
 MAX_HTML_BYTES = 1.5e6
 MAX_LOAD_SECONDS = 3.0
 MAX_UPDATE_MS = 50.0   # a live view's median update, from the input event to the laid-out picture
@@ -104,61 +101,6 @@ MARK_TEXT = r"""() => {
   }
   return out;
 }"""
-
-# Runs in the page: drives live view i of seqviz.web through every control and returns what it measured.
-DRIVE = r"""([i, unknown]) => {
-  const root = document.querySelectorAll('.seqviz-web')[i], view = root.seqvizView;
-  const spec = JSON.parse(root.querySelector('script.seqviz-web-spec').textContent);
-  let difference = 0, compared = 0;
-  const compare = (got, want, path) => {  // walks seqviz's numbers; the page may show more than these
-    if (Array.isArray(want)) {
-      if (!Array.isArray(got) || got.length !== want.length)
-        throw new Error(`${path}: ${Array.isArray(got) ? got.length : 'no'} values, seqviz has ${want.length}`);
-      want.forEach((w, k) => compare(got[k], w, path));
-    } else if (want !== null && typeof want === 'object') {
-      for (const key of Object.keys(want)) compare(got == null ? undefined : got[key], want[key], `${path}.${key}`);
-    } else {
-      const d = Math.abs(Number(got) - Number(want));
-      if (!(d <= Infinity)) throw new Error(`${path}: the page shows ${got}, seqviz ${want}`);
-      difference = Math.max(difference, d);
-      compared += 1;
-    }
-  };
-  try {
-    compare(seqviz.nn.toLists(view.numbers()), spec.expected || {}, 'numbers');
-  } catch (error) {
-    return {view: spec.view, problem: error.message};
-  }
-  const ms = [], messages = [];
-  const fire = (input, value) => {
-    input.value = String(value);
-    input.dispatchEvent(new Event(input.type === 'range' ? 'input' : 'change'));
-    ms.push(view.lastMs);
-    const text = root.querySelector('.seqviz-web-message').textContent;
-    if (text) messages.push(`${value}: ${text}`);
-  };
-  let unknownMessage = null;
-  for (const [name, input] of Object.entries(view.controls)) {
-    const first = input.value;
-    if (input.type === 'text') {
-      const words = first.split(/\s+/).filter(Boolean);
-      fire(input, [...words].reverse().join(' '));
-      fire(input, first);
-      input.value = unknown;
-      input.dispatchEvent(new Event('change'));
-      unknownMessage = root.querySelector('.seqviz-web-message').textContent;
-      fire(input, first);
-    } else if (input.type === 'range') {
-      const lo = Number(input.min), hi = Number(input.max), step = Number(input.step) || 1;
-      for (const v of [lo, hi, lo + Math.round((hi - lo) / 2 / step) * step, first]) fire(input, v);
-    } else if (input.tagName === 'SELECT') {
-      for (const option of [...input.options].slice(0, 4)) fire(input, option.value);
-      fire(input, first);
-    }
-  }
-  return {view: spec.view, bytes: root.outerHTML.length, compared, difference, ms, messages, unknownMessage};
-}"""
-
 
 class FontFiles:
     """Which characters each font Chromium may draw with holds: its file found by PostScript or family name."""
@@ -247,18 +189,6 @@ def font_environment(tmp: Path) -> dict:
     return {**os.environ, "FONTCONFIG_FILE": str(conf)}, extra
 
 
-def serve(directory: Path):
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep the report readable
-        pass
-
-
 def pages(html: Path, patterns: list[str]) -> list[Path]:
     found = []
     for path in sorted(html.rglob("*.html")):
@@ -281,13 +211,7 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: F
     page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
 
-    def route(request_route):
-        if urlparse(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
-            return request_route.continue_()
-        external.append(request_route.request.url)
-        return request_route.abort()
-
-    page.route("**/*", route)
+    block_other_hosts(page, external)
     start = time.perf_counter()
     page.goto(f"{base}/{rel}", wait_until="networkidle", timeout=30_000)
     load = time.perf_counter() - start

@@ -31,132 +31,28 @@ import os
 import secrets
 import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlparse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+sys.path.insert(0, str(ROOT / "scripts"))
+from view_driver import (CHROMIUM, FLAGS, JUPYTERLAB, Views, block_other_hosts, free_port,  # noqa: E402
+                         page_js)
+
+SCOPE = ".jp-Notebook"
 SETTINGS = {  # JupyterLab user settings for the run: every cell in the page, no autosave, nothing fetched
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none", "autoStartDefaultKernel": True},
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
 }
-UNKNOWN_WORDS = "zqxv blorfen"
-LONG_WORDS = 500
-
-# In the page: a picture's signature (what a reader sees, hashed) and a watcher that times its change.
-PAGE_JS = r"""
-window.liveCheck = (() => {
-  const hash = (text) => { let h = 0; for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
-                           return text.length + ':' + h; };
-  const picture = (view) => {
-    if (view.matches('[id^="bertviz"]')) {
-      const svg = view.querySelector('svg');
-      const lines = view.querySelectorAll('svg line').length;
-      return {state: lines ? 'picture' : 'empty', sig: svg ? hash(svg.innerHTML) : '', lines};
-    }
-    if (view.matches('.seqviz-web')) {  // seqviz.web: the model runs in the page
-      const message = view.querySelector('.seqviz-web-message');
-      if (message && message.textContent) return {state: 'message', sig: hash(message.textContent), text: message.textContent};
-      const pic = view.querySelector('.seqviz-web-picture');
-      return {state: pic && pic.childElementCount ? 'picture' : 'empty', sig: pic ? hash(pic.innerHTML) : ''};
-    }
-    const out = view.querySelector('.widget-output');
-    if (!out) return {state: 'empty', sig: ''};
-    const message = out.querySelector('.seqviz-live-message, .seqviz-live-error');
-    if (message) return {state: message.classList.contains('seqviz-live-error') ? 'error' : 'message',
-                         sig: hash(message.textContent), text: message.textContent};
-    if (/Traceback|Error displaying widget/.test(out.textContent)) return {state: 'error', sig: hash(out.textContent),
-                                                                          text: out.textContent.slice(0, 300)};
-    const plot = out.querySelector('.js-plotly-plot');  // before <img>: plotly's renderer keeps a hidden one
-    if (plot) {
-      const svg = plot.querySelector('.main-svg');
-      const images = [...plot.querySelectorAll('image')].map((i) => i.getAttribute('href') || '').join('');
-      return {state: svg ? 'picture' : 'loading', sig: hash(plot.textContent + images + plot.querySelectorAll('path').length)};
-    }
-    const img = out.querySelector('img');
-    if (img) return {state: img.complete && img.naturalWidth ? 'picture' : 'loading', sig: hash(img.src)};
-    const text = out.innerText.trim();
-    return {state: text ? 'picture' : 'empty', sig: hash(out.innerHTML)};
-  };
-  const views = () => [...document.querySelectorAll('.jp-Notebook .seqviz-live, .jp-Notebook .seqviz-web, .jp-Notebook [id^="bertviz"]')];
-  let watch = null;
-  const arm = (index) => {
-    const view = views()[index];
-    const before = picture(view);
-    watch = {t0: null, t1: null, before, after: null};
-    const mark = () => { if (watch && watch.t0 === null) watch.t0 = performance.now(); };
-    watch.mark = mark;
-    const poll = () => {
-      if (!watch || watch.t1 !== null) return;
-      const now = picture(view);
-      if (watch.t0 !== null && now.sig !== before.sig && now.state !== 'loading' && now.state !== 'empty') {
-        watch.t1 = performance.now(); watch.after = now; return;
-      }
-      requestAnimationFrame(poll);
-    };
-    requestAnimationFrame(poll);
-    return before;
-  };
-  for (const type of ['keydown', 'change', 'input', 'mousedown']) {
-    document.addEventListener(type, (e) => { if (watch && e.isTrusted !== undefined) watch.mark(); }, true);
-  }
-  const result = () => watch && watch.t1 !== null ? {ms: watch.t1 - watch.t0, after: watch.after} : null;
-  const startOver = () => { if (watch) { watch.t0 = null; } };
-  const state = () => {
-    const cells = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')];
-    const prompts = cells.map((c) => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '');
-    const errors = [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
-      .filter((o) => /Traceback \(most recent call last\)|Error displaying widget/.test(o.textContent))
-      .map((o) => o.textContent.slice(0, 400));
-    return {cells: cells.length, ran: prompts.filter((p) => /\[\d+\]/.test(p)).length,
-            busy: prompts.filter((p) => p.includes('*')).length, errors};
-  };
-  const describe = () => views().map((view) => {
-    if (view.matches('[id^="bertviz"]')) {
-      const selects = [...view.querySelectorAll('select')].map((s) => s.id);  // only the head view has a layer menu
-      return {kind: 'bertviz', title: selects.includes('layer') ? 'bertviz head_view' : 'bertviz model_view',
-              selects, picture: picture(view)};
-    }
-    if (view.matches('.seqviz-web')) {
-      const controls = [...view.querySelectorAll('.seqviz-web-controls > label')].map((c) => {
-        const label = c.firstChild.textContent.trim(), input = c.querySelector('input, select');
-        if (input.tagName === 'SELECT') return {kind: 'dropdown', label, options: input.options.length};
-        return {kind: input.type === 'range' ? 'range' : 'text', label, value: input.value};
-      });
-      return {kind: 'web', title: (view.querySelector('.seqviz-web-title') || {}).textContent || '', controls,
-              picture: picture(view)};
-    }
-    const title = (view.querySelector('.widget-html') || {}).textContent || '';
-    const controls = [...view.querySelector('.widget-hbox').children].map((c) => {
-      const label = ((c.querySelector('.widget-label') || {}).textContent || '').trim();
-      if (c.querySelector('.noUi-handle')) return {kind: 'slider', label};
-      if (c.querySelector('select')) return {kind: 'dropdown', label, options: c.querySelector('select').options.length};
-      if (c.querySelector('input[type="text"]')) return {kind: 'text', label, value: c.querySelector('input').value};
-      return {kind: 'other', label};
-    });
-    return {kind: 'live', title: title.trim(), controls, picture: picture(view)};
-  });
-  return {arm, result, startOver, state, describe, views, picture};
-})();
-"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Lab:
@@ -247,8 +143,8 @@ class Page:
         self.external: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        self.page.route("**/*", self._route)
-        self.page.add_init_script(PAGE_JS)
+        block_other_hosts(self.page, self.external)
+        self.page.add_init_script(page_js(SCOPE, JUPYTERLAB))
         self.page.goto(lab.url(notebook), wait_until="domcontentloaded", timeout=60_000)
         self.page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         deadline = time.monotonic() + 120
@@ -259,12 +155,6 @@ class Page:
         self.page.wait_for_function(
             "() => /\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget') ? "
             "document.querySelector('.jp-StatusBar-Widget').textContent : '')", timeout=60_000)
-
-    def _route(self, route):
-        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
-            return route.continue_()
-        self.external.append(route.request.url)
-        return route.abort()
 
     def js(self, expression: str, arg=None):
         return self.page.evaluate(expression, arg)
@@ -287,133 +177,6 @@ class Page:
         return self.js("liveCheck.state()")
 
 
-VIEWS = ".jp-Notebook .seqviz-live, .jp-Notebook .seqviz-web, .jp-Notebook [id^='bertviz']"
-
-
-class Views:
-    """Drives the live views of one open chapter and records what each interaction did."""
-
-    def __init__(self, page: Page, chapter: str, shots: Path, slow_s: float):
-        self.page, self.chapter, self.shots, self.slow_s = page, chapter, shots, slow_s
-        self.rows: list[dict] = []
-        self.problems: list[str] = []
-
-    def handle(self, k: int):
-        return self.page.page.query_selector_all(VIEWS)[k]
-
-    def measure(self, k: int, act, timeout_s: float | None = None) -> dict | None:
-        """Arm the watcher on view ``k``, act, and wait until its picture changed; None if it did not."""
-        self.page.js("k => liveCheck.arm(k)", k)
-        act()
-        try:
-            self.page.page.wait_for_function("() => liveCheck.result() !== null", timeout=(timeout_s or self.slow_s) * 1000)
-        except PlaywrightTimeout:
-            return None
-        return self.page.js("liveCheck.result()")
-
-    def record(self, view: str, interaction: str, results: list, accept=("picture",)):
-        changed = [r for r in results if r is not None]
-        states = sorted({r["after"]["state"] for r in changed})
-        ms = [r["ms"] for r in changed]
-        row = {"chapter": self.chapter, "view": view, "interaction": interaction, "updates": len(results),
-               "changed": "yes" if changed and len(changed) == len(results) else "no",
-               "shows": "/".join(states), "median_ms": statistics.median(ms) if ms else float("nan"),
-               "max_ms": max(ms) if ms else float("nan")}
-        self.rows.append(row)
-        if len(changed) < len(results):
-            self.problems.append(f"{view}: {interaction}: the picture did not change "
-                                 f"({len(results) - len(changed)} of {len(results)} times)")
-        for r in changed:
-            if r["after"]["state"] not in accept:
-                self.problems.append(f"{view}: {interaction}: showed {r['after']['state']}: "
-                                     f"{r['after'].get('text', '')[:200]}")
-        return row
-
-    def ready(self, k: int):
-        self.handle(k).scroll_into_view_if_needed()
-        self.page.page.wait_for_function("k => liveCheck.picture(liveCheck.views()[k]).state === 'picture'", arg=k,
-                                         timeout=self.slow_s * 1000)
-
-    def check(self, k: int, view: dict):
-        name = view["title"] or view["kind"]
-        try:
-            self.ready(k)
-        except PlaywrightTimeout:
-            state = self.page.js("k => liveCheck.picture(liveCheck.views()[k])", k)
-            self.problems.append(f"{name}: never showed a picture ({state.get('state')}: {state.get('text', '')[:200]})")
-            self.handle(k).screenshot(path=str(self.shots / f"{self.chapter}_view{k + 1}_failed.png"))
-            (self.shots / f"{self.chapter}_view{k + 1}_failed.html").write_text(self.handle(k).evaluate("e => e.outerHTML"))
-            return
-        if view["kind"] == "bertviz":
-            self.bertviz(k, name, view)
-        else:  # an ipywidgets view, or a seqviz.web view (its model runs in the page)
-            rows = ".seqviz-web-controls > label" if view["kind"] == "web" else ":scope > .widget-hbox > *"
-            for control, spec in zip(self.handle(k).query_selector_all(rows), view["controls"]):
-                label = spec["label"] or spec["kind"]
-                if spec["kind"] == "text":
-                    self.text(k, name, label, control.query_selector("input"), spec["value"])
-                elif spec["kind"] == "range":
-                    self.range(k, name, label, control.query_selector("input"))
-                elif spec["kind"] == "slider":
-                    self.slider(k, name, label, control.query_selector(".noUi-handle"))
-                elif spec["kind"] == "dropdown":
-                    self.dropdown(k, name, label, control.query_selector("select"))
-        self.handle(k).scroll_into_view_if_needed()
-        self.handle(k).screenshot(path=str(self.shots / f"{self.chapter}_view{k + 1}.png"))
-
-    def bertviz(self, k, name, view):
-        lines = self.page.js("k => liveCheck.picture(liveCheck.views()[k]).lines", k)
-        if not lines:
-            self.problems.append(f"{name}: bertviz drew no lines")
-        for select_id in view["selects"]:
-            select = self.handle(k).query_selector(f"select#{select_id}")
-            count = select.evaluate("s => s.options.length")
-            picks = [i % count for i in (1, 2, 0)] if count > 1 else []
-            results = [self.measure(k, lambda i=i: select.select_option(index=i)) for i in picks[:2]]
-            if results:
-                self.record(name, f"menu '{select_id}'", results)
-
-    def text(self, k, name, label, box, value):
-        words = value.split()
-        other = " ".join(reversed(words)) if words != words[::-1] else " ".join(words[1:])
-
-        def submit(text):
-            box.fill(text)
-            return lambda: box.press("Enter")
-
-        results = [self.measure(k, submit(t)) for t in (other, value)]
-        self.record(name, f"type into '{label}' + Enter", results)
-        bad = {"unknown words": UNKNOWN_WORDS, "empty box": "",
-               f"{LONG_WORDS} words": " ".join((words * LONG_WORDS)[:LONG_WORDS])}
-        for what, text in bad.items():
-            result = self.measure(k, submit(text), timeout_s=max(self.slow_s, 60))
-            self.record(name, f"'{label}': {what}", [result], accept=("message", "picture"))
-            self.measure(k, submit(value))  # back to the first sentence
-
-    def slider(self, k, name, label, handle):
-        now, low, high = (float(handle.get_attribute(a)) for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
-        ends = ["Home", "End"] if now == high else ["End", "Home"]
-        handle.focus()
-        results = [self.measure(k, lambda key=key: handle.press(key)) for key in [*ends, "ArrowRight" if ends[-1] ==
-                   "Home" else "ArrowLeft"]]
-        self.record(name, f"slider '{label}': both ends, one step", results)
-
-    def range(self, k, name, label, handle):
-        """A slider of a seqviz.web view (an <input type=range>): the keyboard, as a reader's would."""
-        now, high = (float(handle.evaluate(f"e => e.{a}")) for a in ("value", "max"))
-        ends = ["Home", "End"] if now == high else ["End", "Home"]
-        handle.focus()
-        results = [self.measure(k, lambda key=key: handle.press(key)) for key in [*ends, "ArrowRight" if ends[-1] ==
-                   "Home" else "ArrowLeft"]]
-        self.record(name, f"slider '{label}': both ends, one step", results)
-
-    def dropdown(self, k, name, label, select):
-        count, current = select.evaluate("s => [s.options.length, s.selectedIndex]")
-        picks = [(current + d) % count for d in (1, 2)] if count > 2 else [(current + 1) % count, current]
-        results = [self.measure(k, lambda i=i: select.select_option(index=i)) for i in picks]
-        self.record(name, f"dropdown '{label}'", results)
-
-
 def check_chapter(browser, lab: Lab, notebook: str, shots: Path, timeout_s: float, slow_s: float):
     chapter = notebook.split("_")[0]
     start = time.monotonic()
@@ -425,8 +188,8 @@ def check_chapter(browser, lab: Lab, notebook: str, shots: Path, timeout_s: floa
         if state["ran"] < state["cells"]:
             problems.append(f"only {state['ran']} of {state['cells']} code cells ran")
         problems += [f"error output: {e}" for e in state["errors"]]
-        views = Views(page, chapter, shots, slow_s)
-        for k, view in enumerate(page.js("liveCheck.describe()")):
+        views = Views(page.page, chapter, shots, slow_s, scope=SCOPE)
+        for k, view in enumerate(views.describe()):
             views.check(k, view)
         problems += views.problems
         problems += [f"error output: {e}" for e in page.js("liveCheck.state()")["errors"] if e not in state["errors"]]

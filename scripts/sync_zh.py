@@ -585,7 +585,7 @@ def main(argv=None) -> int:
     parser.add_argument("--accept", nargs="+", metavar="ZH_PAGE[#CELL_ID]", default=[],
                         help="record the current English as what these updated translations translate")
     parser.add_argument("--start", nargs="+", metavar="ENGLISH_PAGE", default=[],
-                        help="begin translating these pages (notebooks/NN.ipynb or book/page.md)")
+                        help="begin translating these pages (notebooks/NN.ipynb, or a page such as book/setup.md)")
     parser.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help="no notes, only failures and the summary")
     args = parser.parse_args(argv)

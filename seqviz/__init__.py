@@ -12,10 +12,11 @@ import importlib
 from .book import compare_word, glue
 from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 
-__version__ = "0.3.0"
+__version__ = "0.4.2"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
-               "measure", "experiments", "guide", "real_bert", "real_gpt", "web")
+               "sampling", "measure", "experiments", "guide", "real_bert", "real_gpt", "web",
+               "i18n")
 
 __all__ = ["BOOK", "QUICK", "compare_word", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 

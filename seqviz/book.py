@@ -5,6 +5,9 @@ writes ``{glue:text}`name:.1%``` and the book shows the value this run produced,
 figure in the text is ever typed by hand. Outside a book build (Colab, JupyterLab) it
 prints ``name = value`` so the reader still sees the number.
 
+``span(values, fmt)`` writes the range of several runs for a sentence: "24% to 92%", or "100%" when every run
+rounds to the same number (never "from 100% to 100%").
+
 ``say(name, outcome, sentences, **values)`` is how a chapter states a *judgement* computed from the run: the
 hidden cell decides the outcome (``"higher"``, ``"similar"`` ...) from the numbers, and ``say`` glues the whole
 sentence written for that outcome, never a word spliced into a template. The sentences may name numbers
@@ -15,11 +18,16 @@ code in every edition of the book (``set_language``). ``glue`` sends a glued str
 through it too, and so do the labels ``seqviz.viz`` draws and the feedback of ``check()``: in the Chinese edition
 (``set_language("zh")``, which loads the catalogue :mod:`seqviz.i18n` ships) the same code writes Chinese. A text the
 catalogue lacks stays English and is reported once on stderr, which fails the Chinese book's build (``-W``).
+
+``exercise_number(label)`` is the one rule for how an exercise is called: the label ``ch04b-ex2`` is "Exercise
+4b.2" in the text, in the built book (``book/_ext/seqviz_book.py`` numbers the exercises with it), in the student
+edition and in ``book/instructors.md``.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import string
 import sys
 from collections.abc import Callable, Mapping
@@ -34,6 +42,23 @@ _TRANSLATORS: dict[str, Callable[[str], str | None]] = {}
 # functions called with the new language whenever it changes (seqviz.viz sets matplotlib's font by one)
 _LISTENERS: list[Callable[[str], None]] = []
 _MISSING: dict[str, None] = {}  # texts that had no translation, in order, each reported once
+
+
+_EXERCISE_LABEL = re.compile(r"\s*ch(\d+)([a-z]?)[.\-_ ]?ex(\d+)([a-z]?)\s*")
+
+
+def exercise_number(label: str) -> str:
+    """The number an exercise is called by: ``"ch08-ex2"`` -> ``"8.2"``, ``"ch04b-ex2"`` -> ``"4b.2"``,
+    a follow-up ``"ch03.ex2b"`` -> ``"3.2b"`` (any of ``-``, ``.``, ``_`` between the parts)."""
+    match = _EXERCISE_LABEL.fullmatch(label.lower()) if isinstance(label, str) else None
+    if not match:
+        raise ValueError(f"an exercise label looks like 'ch08-ex2' or 'ch04b-ex2', got {label!r}")
+    return f"{int(match[1])}{match[2]}.{int(match[3])}{match[4]}"
+
+
+def exercise_title(label: str) -> str:
+    """``"Exercise 4b.2"`` for ``"ch04b-ex2"``: how the text, the book and the student edition name it."""
+    return f"Exercise {exercise_number(label)}"
 
 
 def glue(name: str, value, display: bool = False):
@@ -181,6 +206,14 @@ def say(name: str, outcome, sentences: Mapping, **values) -> str:
     text = _fill(translate(sentence), values)
     glue(name, text)
     return text
+
+
+def span(values, fmt: str = ".0%", joiner: str = " to ") -> str:
+    """The range of ``values`` (several runs) as text for a sentence: ``"24% to 92%"`` with the format ``fmt``,
+    or one number when the smallest and the largest round to the same text (``"100%"``, not "100% to 100%")."""
+    runs = _runs("values", values)
+    low, high = format(min(runs), fmt), format(max(runs), fmt)
+    return low if low == high else f"{low}{joiner}{high}"
 
 
 def _finite(name: str, value) -> float:

@@ -24,6 +24,7 @@ Sampling (temperature, top-k, greedy as top-k = 1) lives in :mod:`seqviz.samplin
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -80,8 +81,13 @@ class SearchRecord:
 
 def length_score(log_prob: float, length: int, length_penalty: float = 0.0) -> float:
     """``log_prob / length ** length_penalty``: the ranking of beam search (Wu et al., 2016, in its simplest form)."""
-    if length < 1:
-        raise ValueError(f"length must count at least one generated token, got {length}")
+    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 1:
+        raise ValueError(f"length must count at least one generated token (an int >= 1), got {length!r}")
+    if isinstance(log_prob, bool) or not isinstance(log_prob, numbers.Real) or math.isnan(log_prob) or log_prob > 1e-4:
+        raise ValueError(f"log_prob must be a log-probability (a number <= 0, or -inf), got {log_prob!r}")
+    if isinstance(length_penalty, bool) or not isinstance(length_penalty, numbers.Real) \
+            or not math.isfinite(length_penalty) or length_penalty < 0:
+        raise ValueError(f"length_penalty must be a finite number >= 0, got {length_penalty!r}")
     return log_prob / (length ** length_penalty)
 
 
@@ -98,7 +104,12 @@ def _check_args(bos_id, eos_id, max_len, beam_size=1, length_penalty=0.0):
         raise ValueError(f"length_penalty must be a finite number >= 0 (e.g. 0.7), got {length_penalty!r}")
 
 
-def _call(log_prob_fn, prefixes: torch.Tensor) -> torch.Tensor:
+def _call(log_prob_fn, prefixes: torch.Tensor, ids: tuple[int, ...] = ()) -> torch.Tensor:
+    """``log_prob_fn(prefixes)``, checked: (k, V) log-probabilities (no NaN, none above 0), and every id of
+    ``ids`` (bos, eos) inside the vocabulary of V tokens (an eos the model cannot emit never ends a search)."""
+    if not callable(log_prob_fn):
+        raise ValueError(f"log_prob_fn must be a function prefixes (k, t) -> log-probabilities (k, V), got "
+                         f"{type(log_prob_fn).__name__}")
     log_probs = log_prob_fn(prefixes)
     k = prefixes.shape[0]
     if not isinstance(log_probs, torch.Tensor) or log_probs.dim() != 2 or log_probs.shape[0] != k:
@@ -108,6 +119,10 @@ def _call(log_prob_fn, prefixes: torch.Tensor) -> torch.Tensor:
     if torch.isnan(log_probs).any() or log_probs.max() > 1e-4:
         raise ValueError(f"log_prob_fn must return log-probabilities (finite or -inf, all <= 0), got values up to "
                          f"{log_probs.max().item():.3g}; apply log_softmax to the logits")
+    V = log_probs.shape[1]
+    for name, value in zip(("bos_id", "eos_id"), ids):
+        if value >= V:
+            raise ValueError(f"{name} = {value} is not a token of log_prob_fn's vocabulary of {V} (ids 0..{V - 1})")
     return log_probs
 
 
@@ -120,8 +135,10 @@ def greedy_decode(log_prob_fn: Callable, bos_id: int, eos_id: int, max_len: int,
     _check_args(bos_id, eos_id, max_len, 1, length_penalty)
     tokens, total = [bos_id], 0.0
     for _ in range(max_len):
-        log_probs = _call(log_prob_fn, torch.tensor([tokens]))[0]  # (V,)
+        log_probs = _call(log_prob_fn, torch.tensor([tokens]), (bos_id, eos_id))[0]  # (V,)
         token = int(log_probs.argmax())  # the first maximum: the lowest id on ties
+        if log_probs[token] == -math.inf:
+            raise ValueError(f"every next token after {tokens} has log-probability -inf: greedy decoding cannot go on")
         tokens.append(token)
         total += float(log_probs[token])
         if token == eos_id:
@@ -151,7 +168,7 @@ def beam_search(log_prob_fn: Callable, bos_id: int, eos_id: int, beam_size: int,
     live_ids = [0]  # their node ids in the record
     finished: list[tuple[Hypothesis, int]] = []
     for step in range(1, max_len + 1):
-        log_probs = _call(log_prob_fn, live_tokens)  # (k, V)
+        log_probs = _call(log_prob_fn, live_tokens, (bos_id, eos_id))  # (k, V)
         V = log_probs.shape[1]
         candidates = (live_lp[:, None] + log_probs).flatten()  # (k*V,): row-major, so ties favour low parent, token
         order = torch.sort(candidates, descending=True, stable=True).indices
@@ -197,6 +214,8 @@ def beam_search(log_prob_fn: Callable, bos_id: int, eos_id: int, beam_size: int,
             kth = sorted((h.score for h, _ in finished), reverse=True)[beam_size - 1]
             if float(live_lp.max()) / (max_len ** length_penalty) <= kth:
                 break
+    if not finished:
+        raise ValueError("every continuation has log-probability -inf: beam search found no hypothesis")
     finished.sort(key=lambda pair: -pair[0].score)  # stable: equal scores keep the order they were found in
     best = finished[:beam_size]
     hypotheses = [h for h, _ in best]
@@ -215,7 +234,7 @@ def exhaustive_search(log_prob_fn: Callable, bos_id: int, eos_id: int, max_len: 
         if len(frontier) > 200_000:
             raise ValueError(f"exhaustive search reached {len(frontier):,} prefixes at step {step}: too big; "
                              f"use a smaller vocabulary or max_len")
-        log_probs = _call(log_prob_fn, torch.tensor([p for p, _ in frontier]))  # (k, V)
+        log_probs = _call(log_prob_fn, torch.tensor([p for p, _ in frontier]), (bos_id, eos_id))  # (k, V)
         nxt = []
         for (prefix, lp), row in zip(frontier, log_probs.tolist()):
             for token, token_lp in enumerate(row):
@@ -231,16 +250,26 @@ def exhaustive_search(log_prob_fn: Callable, bos_id: int, eos_id: int, max_len: 
         frontier = nxt
         if not frontier:
             break
+    if not out:
+        raise ValueError("every sequence has log-probability -inf: exhaustive search found no hypothesis")
     return sorted(out, key=lambda h: -h.score)
 
 
 def score_sequence(log_prob_fn: Callable, tokens, length_penalty: float = 0.0) -> Hypothesis:
     """The :class:`Hypothesis` for a given sequence (bos first), e.g. the gold answer, scored like beam search's."""
+    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+        raise ValueError(f"tokens must be a list of token ids, bos first, got {tokens!r}")
+    tokens = list(tokens.tolist() if isinstance(tokens, torch.Tensor) else tokens)
+    if not all(isinstance(t, numbers.Integral) and not isinstance(t, bool) for t in tokens):
+        raise ValueError(f"tokens must be ints (token ids), got {tokens!r}")
     tokens = [int(t) for t in tokens]
     if len(tokens) < 2:
         raise ValueError(f"tokens must hold bos and at least one generated token, got {tokens}")
     _check_args(tokens[0], 0, len(tokens) - 1, 1, length_penalty)
     total = 0.0
     for t in range(1, len(tokens)):  # one call per prefix, in order, as a search would make them
-        total += float(_call(log_prob_fn, torch.tensor([tokens[:t]]))[0, tokens[t]])  # (1, V) -> the chosen token
+        log_probs = _call(log_prob_fn, torch.tensor([tokens[:t]]), (tokens[0],))  # (1, V)
+        if not 0 <= tokens[t] < log_probs.shape[1]:
+            raise ValueError(f"token {tokens[t]} is not in log_prob_fn's vocabulary of {log_probs.shape[1]}")
+        total += float(log_probs[0, tokens[t]])
     return Hypothesis(tokens, total, length_score(total, len(tokens) - 1, length_penalty))

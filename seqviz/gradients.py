@@ -1,13 +1,6 @@
-"""Gradients through time, all of chapter 3's machinery: per-step gradient norms, Jacobians and
-their products, clipping, and the cost of truncated BPTT.
-
-:func:`hidden_grads` returns dL/dh_t for every step t of the top layer: the *total*
-derivative, the error signal that reaches h_t through the output at t and through every
-later step (Werbos, 1990, backpropagation through time); :func:`hidden_grad_norms` is its
-norm, the curve of chapters 3 and 4. It works for every recurrent model of
-``seqviz.models`` through the public per-step API :meth:`~seqviz.models.RecurrentBase.steps`
-(each h_t its own node of the graph); a ``torch.nn`` RNN/LSTM/GRU is first copied into the
-matching seqviz model (:func:`as_seqviz`). Nothing is stored on the model.
+"""Gradients through time, chapter 3's machinery: Jacobians and their products, clipping, and the cost of
+truncated BPTT. The per-step gradient norms themselves, dL/dh_t, are recorded by :mod:`seqviz.trace`
+(:func:`~seqviz.trace.hidden_grad_norms`, the curve of chapters 3 and 4).
 
 Backpropagation through time multiplies the error signal by one Jacobian per step,
 
@@ -31,63 +24,19 @@ memory kept for backward :func:`tbptt_cost` measures (:func:`seqviz.measure.acti
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 
 import torch
-from torch import nn
 
 from .config import model_device
-from .measure import activation_bytes
-from .models import seqviz_twin as as_seqviz
+from .measure import activation_bytes, time_call
+from .models import RNN
 from .models._checks import check_positive_int
 
 __all__ = [
-    "activation_slope", "as_seqviz", "bound_log_slope", "clip_by_norm", "clip_by_value", "fit_log_slope",
-    "hidden_grad_norms", "hidden_grads", "predicted_log_slope", "product_norms", "recurrent_matrix",
-    "rnn_step_jacobians", "tbptt_cost",
+    "activation_slope", "bound_log_slope", "clip_by_norm", "clip_by_value", "fit_log_slope", "predicted_log_slope",
+    "product_norms", "recurrent_matrix", "rnn_step_jacobians", "tbptt_cost",
 ]
-
-
-# -- per-step gradients: dL/dh_t --------------------------------------------------------
-
-
-def hidden_grads(model: nn.Module, x: torch.Tensor, loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
-    """dL/dh_t of the top layer for every step: a tensor (T, B, D*hidden).
-
-    ``loss_fn(out) -> scalar`` receives the model's output ``out`` (B, T, D*hidden), the
-    same tensor ``model(x)[0]`` returns. Row t is the total derivative of the loss with
-    respect to the top layer's h_t (both directions side by side when bidirectional).
-    The model's own parameter gradients are left untouched. Runs where the model is (``x`` is moved
-    there); the gradients stay on that device.
-    """
-    model = as_seqviz(model)
-    if isinstance(x, torch.Tensor):
-        x = x.to(model_device(model))
-    out, nodes = model.steps(x)  # nodes[direction][t]: h_t (B, H), one node of the graph each
-    loss = loss_fn(out)
-    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-        got = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
-        raise ValueError(f"loss_fn must return a scalar tensor, got {got}")
-    if not loss.requires_grad:
-        raise ValueError("loss_fn's result does not depend on the model's output: there is no gradient to trace")
-    flat = [h for hs in nodes for h in hs]
-    grads = torch.autograd.grad(loss.reshape(()), flat, allow_unused=True)
-    grads = [torch.zeros_like(h) if g is None else g for h, g in zip(flat, grads)]
-    T = x.shape[1]
-    per_direction = [torch.stack(grads[d * T : (d + 1) * T]) for d in range(len(nodes))]  # each (T, B, H)
-    return torch.cat(per_direction, dim=-1)  # (T, B, D*H)
-
-
-def hidden_grad_norms(model: nn.Module, x: torch.Tensor,
-                      loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
-    """||dL/dh_t|| for t = 0..T-1: a tensor (T,) on the CPU (a curve to plot), the norm over the whole
-    (B, D*hidden) gradient. Runs where the model is.
-
-    >>> norms = hidden_grad_norms(rnn, x, lambda out: out[:, -1].sum())   # loss at the last step
-    """
-    grads = hidden_grads(model, x, loss_fn)  # (T, B, D*H)
-    return torch.linalg.vector_norm(grads.flatten(1), dim=1).detach().cpu()  # (T,)
 
 
 # -- the factors of the product -------------------------------------------------------
@@ -101,8 +50,8 @@ def recurrent_matrix(hidden_size: int, radius: float, kind: str = "gaussian", se
     orthogonal matrix, whose singular values all equal ``radius``.
     """
     check_positive_int("hidden_size", hidden_size)
-    if not radius > 0:
-        raise ValueError(f"radius must be > 0, got {radius!r}")
+    if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not math.isfinite(radius) or radius <= 0:
+        raise ValueError(f"radius must be a finite number > 0, got {radius!r}")
     g = torch.Generator().manual_seed(seed)
     w = torch.randn(hidden_size, hidden_size, generator=g, dtype=torch.float64)  # (H, H)
     if kind == "gaussian":
@@ -127,7 +76,6 @@ def activation_slope(nonlinearity: str, h: torch.Tensor) -> torch.Tensor:
 
 
 def _check_rnn(rnn):
-    from .models import RNN
 
     if not isinstance(rnn, RNN):
         raise ValueError(f"expected a seqviz.models.RNN, got {type(rnn).__name__}")
@@ -219,6 +167,11 @@ def _tensors(grads, name):
     return grads
 
 
+def _check_bound(value, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+
 def clip_by_norm(grads: torch.Tensor | Sequence[torch.Tensor], max_norm: float, eps: float = 1e-6):
     """Scale all gradients together so that their joint L2 norm is at most ``max_norm``.
 
@@ -227,6 +180,7 @@ def clip_by_norm(grads: torch.Tensor | Sequence[torch.Tensor], max_norm: float, 
     direction of the whole gradient is kept; only its length is capped.
     """
     grads = _tensors(grads, "clip_by_norm")
+    _check_bound(max_norm, "max_norm")
     total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.detach()) for g in grads]))
     factor = (max_norm / (total + eps)).clamp(max=1.0)
     return [g * factor for g in grads], total
@@ -235,6 +189,7 @@ def clip_by_norm(grads: torch.Tensor | Sequence[torch.Tensor], max_norm: float, 
 def clip_by_value(grads: torch.Tensor | Sequence[torch.Tensor], clip_value: float):
     """Clamp every entry to [-clip_value, clip_value] (as ``clip_grad_value_``); the direction changes."""
     grads = _tensors(grads, "clip_by_value")
+    _check_bound(clip_value, "clip_value")
     return [g.clamp(-clip_value, clip_value) for g in grads]
 
 
@@ -244,15 +199,16 @@ def clip_by_value(grads: torch.Tensor | Sequence[torch.Tensor], clip_value: floa
 def tbptt_cost(loss_fn: Callable[[], torch.Tensor], repeats: int = 5) -> dict[str, float]:
     """Time ``loss_fn().backward()`` and count what it keeps for backward.
 
-    Returns ``{"ms": median milliseconds per call, "mb": MiB saved for backward}``; the
-    parameters' ``.grad`` are left as the last call made them. Chapter 3 compares full and
-    truncated BPTT with it.
+    Returns ``{"ms": median milliseconds per call (:func:`seqviz.measure.time_call`, which waits for the
+    accelerator), "mb": MiB saved for backward (:func:`seqviz.measure.activation_bytes`)}``; the parameters'
+    ``.grad`` are left as the last call made them. Chapter 3 compares full and truncated BPTT with it.
     """
+    if not callable(loss_fn):
+        raise ValueError(f"loss_fn must be a function () -> scalar loss, got {type(loss_fn).__name__}")
     check_positive_int("repeats", repeats)
-    times, saved = [], 0
-    for _ in range(repeats):
-        start = time.perf_counter()
-        loss, saved = activation_bytes(loss_fn, return_result=True)
-        loss.backward()
-        times.append(time.perf_counter() - start)
-    return {"ms": 1000 * sorted(times)[len(times) // 2], "mb": saved / 2**20}
+    loss, saved = activation_bytes(loss_fn, return_result=True)
+    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        raise ValueError(f"loss_fn must return a scalar tensor, got {getattr(loss, 'shape', type(loss).__name__)}")
+    loss.backward()
+    seconds = time_call(lambda: loss_fn().backward(), min_time=0.0, repeats=repeats, device=loss.device)
+    return {"ms": 1000 * seconds, "mb": saved / 2**20}

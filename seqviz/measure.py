@@ -29,6 +29,7 @@ count does not depend on the device or the allocator, so it reads the same on a 
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -37,8 +38,10 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-__all__ = ["CrossoverEstimate", "PowerLawFit", "activation_bytes", "check_ints", "count_parameters", "crossover",
-           "crossover_interval", "fit_power_law", "fitted_growth", "largest_difference", "markdown_table",
+from .config import model_device
+
+__all__ = ["CrossoverEstimate", "PowerLawFit", "Stopwatch", "activation_bytes", "check_ints", "count_parameters",
+           "crossover", "crossover_interval", "fit_power_law", "fitted_growth", "largest_difference", "markdown_table",
            "match_parameters", "measure", "power_law_fit", "spread_cell", "time_call", "time_samples"]
 
 
@@ -65,11 +68,18 @@ def _sync(device):
         torch.mps.synchronize()
 
 
+def _check_positive_number(value, name: str, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0, got {value!r}")
+    return float(value)
+
+
 def time_call(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, device=None) -> float:
     """Median seconds per call of ``fn()``, after one warm-up call.
 
     Each of ``repeats`` measurements runs ``fn`` as many times as needed to last at least
-    ``min_time`` seconds, so that fast calls are not lost in the clock's resolution. ``device``
+    ``min_time`` seconds (0: once), so that fast calls are not lost in the clock's resolution. ``device``
     is where ``fn`` works (default: CUDA if present), so the clock waits for it.
     """
     return statistics.median(time_samples(fn, min_time=min_time, repeats=repeats, device=device))
@@ -80,8 +90,8 @@ def time_samples(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, devi
     of): one warm-up call, then each measurement runs ``fn`` often enough to last ``min_time``."""
     if not callable(fn):
         raise ValueError(f"time_call expects a function to call, got {type(fn).__name__}")
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    min_time = _check_positive_number(min_time, "min_time", allow_zero=True)
+    (repeats,) = check_ints([repeats], "repeats", 1)
     fn()
     _sync(device)
     start = time.perf_counter()
@@ -97,6 +107,52 @@ def time_samples(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, devi
         _sync(device)
         samples.append((time.perf_counter() - start) / inner)
     return samples
+
+
+class Stopwatch:
+    """Seconds of work, read only after the accelerator has finished it: the book's one clock besides
+    :func:`time_call`, for a runner that trains against a time budget or times one long job.
+
+    ``clock = Stopwatch(device)``; ``clock.start()`` ... ``clock.stop()`` adds the interval to ``clock.seconds``
+    (start and stop may alternate, to leave evaluation off the clock); ``clock.elapsed()`` is the total so far,
+    the running interval included. Also a context manager: ``with Stopwatch(device) as clock: ...``.
+    """
+
+    def __init__(self, device=None):
+        self.device = device
+        self.seconds = 0.0
+        self._since: float | None = None
+
+    def start(self) -> Stopwatch:
+        if self._since is not None:
+            raise ValueError("the stopwatch is already running: stop() it first")
+        _sync(self.device)
+        self._since = time.perf_counter()
+        return self
+
+    def stop(self) -> float:
+        if self._since is None:
+            raise ValueError("the stopwatch is not running: start() it first")
+        _sync(self.device)
+        self.seconds += time.perf_counter() - self._since
+        self._since = None
+        return self.seconds
+
+    def elapsed(self) -> float:
+        if self._since is None:
+            return self.seconds
+        _sync(self.device)
+        return self.seconds + time.perf_counter() - self._since
+
+    @property
+    def running(self) -> bool:
+        return self._since is not None
+
+    def __enter__(self) -> Stopwatch:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
 
 
 # -- memory -------------------------------------------------------------------------------------------------
@@ -117,6 +173,9 @@ def activation_bytes(fn: Callable[[], object], *, return_result: bool = False):
     """
     if not callable(fn):
         raise ValueError(f"activation_bytes expects a function that runs the forward pass, got {type(fn).__name__}")
+    if not torch.is_grad_enabled() or torch.is_inference_mode_enabled():
+        raise ValueError("activation_bytes needs gradients on: under torch.no_grad() (or inference_mode) autograd "
+                         "saves nothing, so the count would be 0 whatever the model; call it outside no_grad")
     storages: dict[tuple, int] = {}
     held = []  # keep every saved tensor alive until the count is done, so no address is reused meanwhile
 
@@ -130,6 +189,10 @@ def activation_bytes(fn: Callable[[], object], *, return_result: bool = False):
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         result = fn()
     total = sum(storages.values())
+    outputs = _tensors(result)
+    if not storages and outputs and not any(t.requires_grad for t in outputs):
+        raise ValueError("fn's result does not require grad: autograd recorded no graph (no_grad inside fn, or "
+                         "nothing that requires grad), so there is nothing saved for a backward pass to count")
     held.clear()
     return (result, total) if return_result else total
 
@@ -137,20 +200,43 @@ def activation_bytes(fn: Callable[[], object], *, return_result: bool = False):
 # -- growth -------------------------------------------------------------------------------------------------
 
 
+def _positive_values(values, name: str) -> list[float]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise ValueError(f"{name} must be a sequence of numbers, got {values!r}")
+    values = list(values.tolist() if hasattr(values, "tolist") else values)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must hold finite numbers > 0 (a power law lives on log-log axes), got {v!r}")
+    return [float(v) for v in values]
+
+
 def fit_power_law(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
-    """``(p, c)`` with ``y ~ c * x^p``: least squares of log y on log x."""
+    """``(p, c)`` with ``y ~ c * x^p``: least squares of log y on log x. Needs at least two distinct ``x``,
+    every value finite and positive."""
+    x, y = _positive_values(x, "x"), _positive_values(y, "y")
+    if len(x) < 2 or len(x) != len(y):
+        raise ValueError(f"need at least two (x, y) points of equal count, got {len(x)} and {len(y)}")
+    if len(set(x)) < 2:
+        raise ValueError(f"x must hold at least two distinct values to fit a slope, got {x}")
     lx = torch.tensor([math.log(v) for v in x], dtype=torch.float64)
     ly = torch.tensor([math.log(v) for v in y], dtype=torch.float64)
-    if lx.numel() < 2 or lx.numel() != ly.numel():
-        raise ValueError(f"need at least two (x, y) points of equal count, got {lx.numel()} and {ly.numel()}")
     A = torch.stack([lx, torch.ones_like(lx)], 1)  # (n, 2)
     p, log_c = torch.linalg.lstsq(A, ly[:, None]).solution[:, 0].tolist()
     return p, math.exp(log_c)
 
 
+def _check_fit(fit, name: str) -> tuple[float, float]:
+    if not isinstance(fit, (tuple, list)) or len(fit) != 2:
+        raise ValueError(f"{name} must be a fit (p, c) as fit_power_law returns it, got {fit!r}")
+    p, c = fit
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in fit) or c <= 0:
+        raise ValueError(f"{name} must be (p, c) with finite p and c > 0 (y = c * x^p), got {fit!r}")
+    return float(p), float(c)
+
+
 def crossover(fit_a: tuple[float, float], fit_b: tuple[float, float]) -> float | None:
     """The x > 0 where ``c_a x^p_a = c_b x^p_b``, or None if the exponents are equal."""
-    (pa, ca), (pb, cb) = fit_a, fit_b
+    (pa, ca), (pb, cb) = _check_fit(fit_a, "fit_a"), _check_fit(fit_b, "fit_b")
     if abs(pa - pb) < 1e-12:
         return None
     return (cb / ca) ** (1.0 / (pa - pb))
@@ -160,6 +246,7 @@ def fitted_growth(xs: Sequence[float], ys: Sequence[float]) -> float:
     """How much ``y`` grows from the first ``x`` to the last, read from a power law fitted to every point
     (one slow timing at one end moves it less than the ratio of the two end points would)."""
     p, _ = fit_power_law(xs, ys)
+    xs = _positive_values(xs, "xs")
     return (xs[-1] / xs[0]) ** p
 
 
@@ -313,6 +400,12 @@ def largest_difference(ours: nn.Module, theirs: nn.Module, inputs: Sequence, the
     may take its mask the other way round). With ``gradients=True`` it also compares the gradient of every
     parameter, in order, of one fixed loss of the first output (its weighted sum with a ramp from -1 to 1).
     """
+    for name, model in (("ours", ours), ("theirs", theirs)):
+        if not isinstance(model, nn.Module):
+            raise ValueError(f"largest_difference compares two torch.nn.Modules; {name} is a {type(model).__name__}")
+    for name, args in (("inputs", inputs), ("their_inputs", their_inputs)):
+        if args is not None and (isinstance(args, torch.Tensor) or not isinstance(args, (tuple, list))):
+            raise ValueError(f"{name} must be a tuple of the arguments, e.g. (x,), got {type(args).__name__}")
     if not inputs:
         raise ValueError("largest_difference needs the inputs to call the models with, e.g. (x,)")
     outputs, grads = [], []
@@ -342,6 +435,8 @@ def match_parameters(make: Callable[[int], nn.Module], target: int, sizes: Seque
     Chapter 7 uses it to give the translator without attention a larger hidden state, so that both
     translators have (nearly) the same number of parameters. Ties go to the smaller size.
     """
+    if not callable(make):
+        raise ValueError(f"make must be a function size -> model, got {type(make).__name__}")
     sizes = check_ints(sizes, "sizes", 1)
     if not isinstance(target, int) or isinstance(target, bool) or target < 1:
         raise ValueError(f"target must be a positive int (a parameter count), got {target!r}")
@@ -359,8 +454,6 @@ def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torc
     ``memory_kb``: what a training step on ``inputs`` keeps for backward (:func:`activation_bytes`), in KiB.
     Runs where the model is: ``inputs`` and ``one`` are moved there. Chapter 10's rows use it.
     """
-    from .config import model_device
-
     device = model_device(model)
     inputs, one = [t.to(device) for t in inputs], [t.to(device) for t in one]
     loss = loss or (lambda out: out.float().pow(2).mean())
@@ -386,9 +479,17 @@ def measure(model: nn.Module, inputs: Sequence[torch.Tensor], one: Sequence[torc
 def spread_cell(values, scale: float = 100.0, show_range: bool = True) -> str:
     """``"mean (min–max)"`` of the runs in ``values`` (one number per seed), times ``scale``, one decimal;
     just ``"mean"`` for a single run or ``show_range=False``."""
-    values = torch.as_tensor(values, dtype=torch.float64).flatten()
+    try:
+        values = torch.as_tensor(values, dtype=torch.float64).flatten()
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"spread_cell needs numbers (one per run), got {values!r}") from None
     if values.numel() == 0:
         raise ValueError("spread_cell needs at least one value")
+    if not bool(torch.isfinite(values).all()):
+        raise ValueError(f"spread_cell needs finite values (a run that diverged has no place in a mean), got "
+                         f"{values.tolist()}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale):
+        raise ValueError(f"scale must be a finite number, got {scale!r}")
     cell = f"{scale * values.mean():.1f}"
     if show_range and values.numel() > 1:
         cell += f" ({scale * values.min():.1f}–{scale * values.max():.1f})"
@@ -406,16 +507,26 @@ def _auto(value) -> str:
     return str(value)
 
 
+def _escape(text: str) -> str:
+    """A cell's text that cannot break its row: ``|`` escaped, a line break written as ``<br>``."""
+    return re.sub(r"(?<!\\)\|", r"\\|", text).replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
+
+
 def _cell(value, fmt) -> str:
     if isinstance(value, str):
-        return value
+        return _escape(value)
     if callable(fmt):
-        return fmt(value)
+        return _escape(str(fmt(value)))
     if fmt == "%":
+        if not _is_number(value):
+            raise ValueError(f"a '%' column needs numbers, got {value!r}")
         return f"{100 * value:.1f}%"
     if fmt is None:
-        return _auto(value)
-    return format(value, fmt)
+        return _escape(_auto(value))
+    try:
+        return _escape(format(value, fmt))
+    except (TypeError, ValueError):
+        raise ValueError(f"format {fmt!r} does not fit the value {value!r}") from None
 
 
 def markdown_table(rows: Sequence[dict], columns=None) -> str:
@@ -433,9 +544,19 @@ def markdown_table(rows: Sequence[dict], columns=None) -> str:
                          f"{len(rows)} rows")
     if columns is None:
         columns = list(rows[0])
+    if isinstance(columns, (str, bytes)):
+        raise ValueError(f"columns must be None, a list of keys or a dict key -> header, got the string {columns!r}")
     if not isinstance(columns, dict):
         columns = {key: str(key) for key in columns}
-    spec = {k: (v, None) if isinstance(v, str) else tuple(v) for k, v in columns.items()}
+    if not columns:
+        raise ValueError("markdown_table needs at least one column")
+    spec = {}
+    for key, value in columns.items():
+        if isinstance(value, str):
+            value = (value, None)
+        if not (isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[0], str)):
+            raise ValueError(f"column {key!r} must map to a header or (header, format), got {value!r}")
+        spec[key] = (_escape(value[0]), value[1])
 
     def right(key, fmt):
         if fmt is not None:

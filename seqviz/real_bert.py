@@ -102,3 +102,24 @@ def sentence_embeddings(tokenizer, model, sentences):
     mask = encoded["attention_mask"][..., None].float()  # (N, T, 1)
     mean = (hidden * mask).sum(1) / mask.sum(1)  # (N, d): average over real tokens
     return torch.nn.functional.normalize(mean, dim=-1)
+
+
+def word_vectors(tokenizer, model, sentence: str, word: str):
+    """(layers + 1, d): the vector of ``word`` in ``sentence`` after the embeddings and after every layer.
+
+    ``word`` must be one WordPiece token of the sentence (its first occurrence is taken); the same word in two
+    sentences starts from the same token embedding, and the layers mix its context in (chapter 9's "bank")."""
+    import torch
+
+    encoded = tokenizer(sentence, return_tensors="pt")
+    tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])
+    pieces = tokenizer.tokenize(word)
+    if len(pieces) != 1:
+        raise ValueError(f"{word!r} is {len(pieces)} WordPiece tokens ({pieces}); word_vectors needs a word that "
+                         "is one token")
+    if pieces[0] not in tokens:
+        raise ValueError(f"{word!r} is not a token of {sentence!r} (its tokens: {tokens})")
+    position = tokens.index(pieces[0])
+    with torch.no_grad():
+        hidden = model(**encoded, output_hidden_states=True).hidden_states  # layers + 1 of (1, T, d)
+    return torch.stack([h[0, position] for h in hidden])

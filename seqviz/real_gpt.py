@@ -29,7 +29,6 @@ import importlib.util
 import os
 import re
 import struct
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -303,7 +302,9 @@ def load_real_gpt(via: str = "seqviz", path=None) -> RealGPT:
     import torch
     from transformers.utils import logging as hf_logging
 
-    start = time.perf_counter()
+    from .measure import Stopwatch   # here, as torch: asking whether the model is installed loads neither
+
+    clock = Stopwatch().start()   # the model is read on the CPU
     bar_was_on = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()  # "Loading weights" bars are noise in a chapter
     try:
@@ -328,7 +329,7 @@ def load_real_gpt(via: str = "seqviz", path=None) -> RealGPT:
     finally:
         if bar_was_on:
             hf_logging.enable_progress_bar()
-    return RealGPT(tokenizer, model.eval(), path, via, time.perf_counter() - start)
+    return RealGPT(tokenizer, model.eval(), path, via, clock.stop())
 
 
 def smollm2_config():

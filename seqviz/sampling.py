@@ -3,7 +3,7 @@
 :func:`sample` continues a prompt with any model that has ``prefill(ids (1, T)) -> (logits (1, V), state)``
 and ``step(ids (1, 1), state) -> (logits (1, V), state)`` (``seqviz.models.GRULM`` and ``TransformerLM``).
 Each step draws the next token by the book's one rule, which the live view of the chapter
-(``seqviz/web/js/generate.js``) follows number for number:
+(``seqviz/web/js/nn/sampling.js``) follows number for number:
 
 1. ``z = (logits - max logit) / temperature`` (float64);
 2. keep the ``top_k`` largest logits (ties: the lower id first); every other token gets probability 0;
@@ -23,6 +23,7 @@ Used by chapter 4b (language models), its exercises and its live view.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import torch
@@ -59,30 +60,53 @@ def _check_options(temperature, top_k, vocab_size: int) -> None:
 
 def distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None) -> torch.Tensor:
     """The distribution one step draws from: ``logits`` (V,) -> probabilities (V,), float64 on the CPU,
-    after ``temperature`` and ``top_k`` (0 outside the kept tokens; ties: the lower id is kept)."""
+    after ``temperature`` and ``top_k`` (0 outside the kept tokens; ties: the lower id is kept).
+
+    A logit may be ``-inf`` (a token that can never come); NaN, ``+inf`` or a kept set that is all ``-inf``
+    has no distribution, and is a ``ValueError`` (the page refuses the same)."""
     if not isinstance(logits, torch.Tensor) or logits.dim() != 1 or logits.numel() == 0:
         raise ValueError(f"logits must be a 1-D tensor (V,), got {getattr(logits, 'shape', type(logits).__name__)}")
+    if not logits.is_floating_point():
+        raise ValueError(f"logits must be a float tensor, got {logits.dtype}")
     _check_options(temperature, top_k, logits.numel())
     z = logits.detach().to("cpu", torch.float64)  # (V,)
+    bad = torch.isnan(z) | (z == math.inf)
+    if bad.any():
+        raise ValueError(f"logits must be finite (or -inf for a token that cannot come), got {z[bad][0].item()} "
+                         f"for token {int(bad.nonzero()[0])}")
     keep = torch.ones_like(z, dtype=torch.bool)
     if top_k is not None and top_k < z.numel():
         order = torch.sort(z, descending=True, stable=True).indices  # ties: the lower id first
         keep = torch.zeros_like(keep)
         keep[order[:top_k]] = True
-    z = (z - z[keep].max()) / temperature
+    top = z[keep].max()
+    if top == -math.inf:
+        raise ValueError("every kept logit is -inf: no token can come next")
+    z = (z - top) / temperature
     weights = torch.where(keep, z.exp(), torch.zeros_like(z))
     return weights / weights.sum()  # (V,)
 
 
 def choose(probs: torch.Tensor, u: float) -> int:
-    """Inverse CDF over ``probs`` (V,) in id order: the first id whose running sum exceeds ``u`` in [0, 1)."""
-    if not 0.0 <= u < 1.0:
+    """Inverse CDF over ``probs`` (V,) in id order: the first id whose running sum exceeds ``u`` in [0, 1).
+
+    ``probs`` must be a distribution: finite, in [0, 1], summing to 1 (within 1e-5)."""
+    if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.numel() == 0 or not probs.is_floating_point():
+        raise ValueError(f"probs must be a 1-D float tensor (V,), got "
+                         f"{tuple(probs.shape) if isinstance(probs, torch.Tensor) else type(probs).__name__}")
+    if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 <= u < 1.0:
         raise ValueError(f"u must be a uniform number in [0, 1), got {u!r}")
-    running = torch.cumsum(probs.to(torch.float64), 0)  # (V,)
-    above = torch.nonzero((running > u) & (probs > 0))
+    p = probs.detach().to("cpu", torch.float64)
+    if not bool(((p >= 0) & (p <= 1)).all()):
+        raise ValueError(f"probs must lie in [0, 1] (a distribution), got values from {p.min().item():.3g} to "
+                         f"{p.max().item():.3g}")
+    if abs(float(p.sum()) - 1.0) > 1e-5:
+        raise ValueError(f"probs must sum to 1 (a distribution), got {float(p.sum()):.6g}")
+    running = torch.cumsum(p, 0)  # (V,)
+    above = torch.nonzero((running > u) & (p > 0))
     if len(above):
         return int(above[0])
-    return int(torch.nonzero(probs > 0)[-1])  # rounding left the total below u: the last possible token
+    return int(torch.nonzero(p > 0)[-1])  # rounding left the total below u: the last possible token
 
 
 def sample(model, prompt_ids, steps: int, *, temperature: float = 1.0, top_k: int | None = None,
@@ -114,6 +138,9 @@ def sample(model, prompt_ids, steps: int, *, temperature: float = 1.0, top_k: in
                          f"got {type(model).__name__}")
     parameter = next(model.parameters(), None) if hasattr(model, "parameters") else None
     device = parameter.device if parameter is not None else torch.device("cpu")
+    if isinstance(stop_ids, (str, bytes)) or not hasattr(stop_ids, "__iter__") or \
+            not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in stop_ids):
+        raise ValueError(f"stop_ids must be a list of token ids, got {stop_ids!r}")
     stop = {int(s) for s in stop_ids}
     out, probs, dists, used = [], [], [], []
     with torch.no_grad():

@@ -4,12 +4,15 @@
 optimiser, optionally clips gradients (by norm or by value), shows a ``tqdm.auto``
 bar, guards against NaN/inf losses and returns a :class:`History`. Extra behaviour goes
 in through ``callbacks``: ``callback(step, model, record)``; returning True stops.
+
+A learning-rate schedule is such a callback: :func:`schedule_callback` sets the optimiser's rate
+before every step from ``schedule(step)``, and :func:`warmup_lr` is the Transformer's schedule (a linear
+warm-up, then a decay with the inverse square root of the step; Vaswani et al. 2017). Used by chapter 8.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +20,7 @@ import torch
 from torch import nn
 
 from .config import pick_device, progress as progress_bar
+from .measure import Stopwatch
 
 
 class TrainingDiverged(RuntimeError):
@@ -88,6 +92,39 @@ def evaluate(model: nn.Module, data: Sequence[torch.Tensor], metrics: dict[str, 
     return {k: v / n for k, v in totals.items()}
 
 
+def warmup_lr(step: int, *, peak: float, warmup: int, decay: bool = True, warm: bool = True) -> float:
+    """The learning rate at ``step`` (counted from 1) of the Transformer's schedule: a linear rise to ``peak`` over
+    the first ``warmup`` steps, then, with ``decay``, ``peak * sqrt(warmup / step)`` (Vaswani et al. 2017, eq. 3,
+    with its scale ``d_model ** -0.5 * warmup ** -0.5`` written as ``peak``).
+
+    ``warm=False`` is the same schedule without its warm-up: the rate holds ``peak`` over the first ``warmup``
+    steps instead of rising to it, and decays as before (chapter 8 compares the two)."""
+    if not isinstance(step, int) or step < 1:
+        raise ValueError(f"step counts from 1, got {step!r}")
+    if not (isinstance(warmup, int) and warmup >= 1) or not peak > 0:
+        raise ValueError(f"warmup must be an int >= 1 and peak > 0, got warmup={warmup!r}, peak={peak!r}")
+    if step <= warmup:
+        return peak * step / warmup if warm else peak
+    return peak * math.sqrt(warmup / step) if decay else peak
+
+
+def schedule_callback(optimizer: torch.optim.Optimizer, schedule: Callable[[int], float], start: int = 0):
+    """A :func:`fit` callback that sets every parameter group's learning rate to ``schedule(start + step + 1)``
+    after step ``step``, and sets the rate of the first step (``schedule(start + 1)``) now."""
+    def set_rate(step: int) -> None:
+        for group in optimizer.param_groups:
+            group["lr"] = schedule(step)
+
+    set_rate(start + 1)
+
+    def callback(step, model, record):
+        record["lr"] = optimizer.param_groups[0]["lr"]  # the rate this step was taken with
+        set_rate(start + step + 1)
+        return False
+
+    return callback
+
+
 def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, steps: int, batch_size: int = 32,
         lr: float = 1e-3, optimizer: torch.optim.Optimizer | None = None, clip_norm: float | None = None,
         clip_value: float | None = None, valid: Sequence[torch.Tensor] | None = None,
@@ -119,7 +156,7 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     generator = torch.Generator().manual_seed(seed)
     history = History()
     eval_every = eval_every or steps
-    start = time.perf_counter()
+    clock = Stopwatch(device).start()   # the run's wall-clock seconds, read after the device has finished
 
     bar = progress_bar(range(1, steps + 1), desc=desc, disable=not progress, leave=False)
     model.train()
@@ -157,5 +194,5 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
         if any(cb(step, model, record) for cb in callbacks):
             break
     bar.close()
-    history.seconds = time.perf_counter() - start
+    history.seconds = clock.stop()
     return history

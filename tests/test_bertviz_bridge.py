@@ -3,7 +3,6 @@
 import base64
 import re
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,9 +10,9 @@ import torch
 from seqviz import config
 from seqviz.viz import bertviz_head_view, bertviz_model_view
 from seqviz.viz.bertviz_bridge import ASSETS, INSTALL_HINT, Message, localise, script_sources
+from web_page import CHROMIUM
 
 pytest.importorskip("bertviz")
-CHROMIUM = Path("/usr/bin/chromium")
 TOKENS = ["the", "cat", "sat", "on", "mats"]
 
 
@@ -90,9 +89,10 @@ def test_an_unknown_bertviz_html_is_refused_not_silently_left_online():
         localise('<script src="https://example.org/require.min.js"></script><div></div>', mode="inline")
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+@pytest.mark.browser
 def test_the_inline_views_draw_in_chromium_with_the_network_cut_off(tmp_path):
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    from playwright.sync_api import sync_playwright
+
     head = bertviz_head_view(_attn(), TOKENS, mode="inline").html
     model = bertviz_model_view(_attn(), TOKENS, sentence_b_start=2, mode="inline").html
     (tmp_path / "page.html").write_text(f"<html><body>{head}{model}</body></html>")
@@ -112,3 +112,25 @@ def test_the_inline_views_draw_in_chromium_with_the_network_cut_off(tmp_path):
         browser.close()
     assert len(lines) == 2 and min(lines) >= len(TOKENS) ** 2  # every head's token-to-token lines
     assert requests == [] and errors == []
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+def test_the_model_view_fits_every_head_in_a_narrow_column(tmp_path):
+    """bertviz draws its model view 970 px wide; in a 700 px text column a third of the heads fell off the edge."""
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    torch.manual_seed(0)
+    layers = [torch.rand(1, 12, 5, 5).softmax(-1) for _ in range(2)]      # 12 heads, as BERT's
+    model = bertviz_model_view(layers, TOKENS, mode="inline").html
+    (tmp_path / "page.html").write_text(f"<html><body><div style='width: 700px'>{model}</div></body></html>")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((tmp_path / "page.html").as_uri())
+        page.wait_for_function("() => document.querySelectorAll('[id^=\"bertviz\"] svg line').length > 0",
+                               timeout=20_000)
+        width, right_edge = page.evaluate("""() => {
+            const svg = document.querySelector('[id^="bertviz"] svg');
+            const edges = [...svg.querySelectorAll('rect, line')].map((e) => e.getBoundingClientRect().right);
+            return [svg.getBoundingClientRect().width, Math.max(...edges)]; }""")
+        browser.close()
+    assert width <= 700 and right_edge <= 700 + 8  # the grid, every head's thumbnail included, inside the column

@@ -160,3 +160,13 @@ def test_compare_runs_outcomes():
     assert sv.book.compare_runs([0.9, 0.95], [0.7, 0.8]) == "higher"
     assert sv.book.compare_runs([0.7, 0.95], [0.8, 0.9]) == "overlap"
     assert sv.book.compare_runs([0.7], [0.8, 0.9], margin=0.05) == "lower"
+
+
+def test_span_writes_a_range_once_and_equal_runs_as_one_number():
+    assert sv.book.span([0.24, 0.92, 0.5]) == "24% to 92%"
+    assert sv.book.span(torch.tensor([1.0, 0.9999, 1.0])) == "100%"  # never "100% to 100%"
+    assert sv.book.span([3.0, 12.5], ".1f", joiner="–") == "3.0–12.5"
+    with pytest.raises(ValueError, match="non-empty"):
+        sv.book.span([])
+    with pytest.raises(ValueError, match="finite"):
+        sv.book.span([0.5, float("nan")])

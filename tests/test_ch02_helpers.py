@@ -51,7 +51,7 @@ def test_reading_figure_precomputes_one_picture_per_step():
     z = np.array(fig.data[3].z, dtype=float)  # (H, T)
     assert np.isfinite(z[:, :2]).all() and np.isnan(z[:, 2:]).all()
     assert layout["shapes"][0]["x0"] == 0.5
-    assert "read 'keys'" in layout["title.text"] and "are (90%)" in layout["title.text"]
+    assert "'keys'" in layout["title.text"] and "are (90%)" in layout["title.text"]
     assert fig.data[5].yaxis == "y3"  # the probability line has its own axis
     # the default active step is the end of the sentence
     assert fig.layout.sliders[0].active == T - 1 and fig.data[-1].visible
@@ -64,11 +64,14 @@ def test_reading_figure_precomputes_one_picture_per_step():
 def test_sentences_figure_switches_sentences_and_their_tick_labels():
     readings = {s: fake_states_fn(s) for s in ("the keys near the old cabinet", "the key")}
     fig = sentences_figure(readings, class_names=["is", "are"], track=1)
-    steps = fig.layout.sliders[0].steps
-    assert [s.label for s in steps] == ["1", "2"]
+    assert not fig.layout.sliders  # a menu that names the sentences, not numbered slider steps
+    steps = fig.layout.updatemenus[0].buttons
+    assert [s.label for s in steps] == ["the keys near the old cabinet", "the key"]
     layout = steps[1].args[1]
-    assert layout["xaxis.ticktext"] == ["the", "key"] and layout["title.text"].startswith("the key → is")
-    assert fig.layout.title.text.startswith("the keys near the old cabinet → are")
+    assert layout["xaxis.ticktext"] == ["the", "key"] and layout["title.text"].endswith("predicts is (90%)")
+    assert fig.layout.title.text.endswith("predicts are (90%)")
+    long = sentences_figure({"the keys that my friend left on the old table near the door": readings["the key"]})
+    assert long.layout.updatemenus[0].buttons[0].label.endswith("…")  # short enough for a phone
     with pytest.raises(ValueError, match="same number of hidden units"):
         sentences_figure({"a": (["the"], torch.zeros(1, 3)), "b": (["the"], torch.zeros(1, 4))})
     with pytest.raises(ValueError, match="at least one"):
@@ -83,7 +86,7 @@ def test_note_canvas_masks_the_unread_tokens_and_returns_a_png():
     mask = np.ma.getmaskarray(canvas.image.get_array())  # (H, T)
     assert not mask[:, :2].any() and mask[:, 2:].all()
     assert [bar.get_height() for bar in canvas.bars][2:] == [0.0] * 4
-    assert "read 'keys'" in canvas.title.get_text()
+    assert "word 2 of 6, 'keys'" in canvas.title.get_text()
     canvas.show(99)  # clamped to the last step
     assert not np.ma.getmaskarray(canvas.image.get_array()).any()
 

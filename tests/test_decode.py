@@ -140,6 +140,46 @@ def test_a_model_that_returns_logits_or_the_wrong_shape_is_a_clear_error():
         beam_search(lambda p: torch.zeros(4), BOS, EOS, 2, 3)
 
 
+def late_winner(prefixes):
+    """A toy whose best hypothesis comes after the search could stop too early (tokens: bos 0, eos 1, a 2).
+
+    Step 1: eos -0.7, a -1.5. After "a": eos -0.1, a -0.2; after "a a" and later: eos -0.01, a -5. With beam 2
+    and alpha 1, after step 2 the finished scores are -0.7 and -1.6 / 2 = -0.8 and the live "a a" has
+    log P = -1.7. Its descendants can score as high as -1.7 / max_len (log P only falls), above -0.8: the search
+    goes on, and "a a eos" (-1.71 / 3 = -0.57) wins. A bound of -1.7 / t (t = 2: -0.85) would stop there."""
+    rows = []
+    for prefix in prefixes.tolist():
+        if len(prefix) == 1:
+            p = [-math.inf, -0.7, -1.5]
+        elif len(prefix) == 2:
+            p = [-math.inf, -0.1, -0.2]
+        else:
+            p = [-math.inf, -0.01, -5.0]
+        rows.append(torch.tensor(p))
+    return torch.stack(rows)
+
+
+def test_early_stop_bounds_a_live_prefix_by_max_len_not_by_the_step():
+    hyps = beam_search(late_winner, BOS, EOS, beam_size=2, max_len=10, length_penalty=1.0)
+    assert [h.tokens for h in hyps] == [[BOS, 2, 2, EOS], [BOS, EOS]]
+    assert [h.score for h in hyps] == pytest.approx([(-1.5 - 0.2 - 0.01) / 3, -0.7])
+    best = exhaustive_search(late_winner, BOS, EOS, max_len=10, length_penalty=1.0)[:2]
+    assert [h.tokens for h in best] == [h.tokens for h in hyps]
+
+
+def test_every_score_minus_infinity_and_an_eos_outside_the_vocabulary_are_clear_errors():
+    impossible = lambda p: torch.full((p.shape[0], 4), -math.inf)  # noqa: E731
+    with pytest.raises(ValueError, match="no hypothesis"):
+        beam_search(impossible, BOS, EOS, 2, 3)
+    with pytest.raises(ValueError, match="-inf"):
+        greedy_decode(impossible, BOS, EOS, 3)
+    with pytest.raises(ValueError, match="no hypothesis"):
+        exhaustive_search(impossible, BOS, EOS, 2)
+    for search in (lambda: beam_search(greedy_trap, BOS, 4, 2, 5), lambda: greedy_decode(greedy_trap, BOS, 4, 5)):
+        with pytest.raises(ValueError, match="eos_id = 4 is not a token of log_prob_fn's vocabulary of 4"):
+            search()
+
+
 def test_the_tree_figures_draw_a_record():
     from seqviz.viz import beam_tree_figure, beam_tree_slider_figure
 

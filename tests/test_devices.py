@@ -1,4 +1,4 @@
-"""The device rule, proven on a CPU-only machine (DESIGN.md, principle 7).
+"""The device rule (seqviz/config.py, CONTRIBUTING.md's "Devices"), proven on a CPU-only machine.
 
 Under ``emulated_accelerator()`` (see ``tests/emulated_accelerator.py``) ``pick_device()`` answers "cuda" and
 tensors moved there fail, as on CUDA, wherever they meet a CPU tensor. Three promises are checked:

@@ -60,11 +60,18 @@ def test_gate_heatmaps_one_panel_per_gate_with_tokens_on_the_axis():
     fig = gate_heatmaps_figure(TOKENS, gates)
     assert len(fig.data) == 4
     assert [t.type for t in fig.data] == ["heatmap"] * 4
-    assert list(fig.layout.yaxis.ticktext) == TOKENS
-    assert fig.data[0].z.shape == (len(TOKENS), 5)
+    for axis in ("xaxis", "xaxis2", "xaxis3", "xaxis4"):  # every panel names its tokens, read left to right
+        assert list(fig.layout[axis].ticktext) == TOKENS
+    assert list(fig.layout.yaxis.ticktext) == [f"unit {u}" for u in range(5)]  # every unit named
+    assert fig.data[0].z.shape == (5, len(TOKENS))  # (units, tokens)
     assert {t.coloraxis for t in fig.data} == {"coloraxis", "coloraxis2"}  # gates 0..1, candidate signed
-    chosen = gate_heatmaps_figure(TOKENS, gates, units=[4, 0])
-    np.testing.assert_allclose(chosen.data[0].z[:, 0], gates["forget"][:, 4].numpy(), rtol=1e-6)
+    bars = fig.layout.coloraxis.colorbar, fig.layout.coloraxis2.colorbar
+    low = [b.y - b.len / 2 for b in bars]
+    high = [b.y + b.len / 2 for b in bars]
+    assert high[1] <= low[0] or high[0] <= low[1], "the two colour bars must not overlap"
+    chosen = gate_heatmaps_figure(TOKENS, gates, units=[4, 0], unit_labels=["u4", "u0"])
+    np.testing.assert_allclose(chosen.data[0].z[0], gates["forget"][:, 4].numpy(), rtol=1e-6)
+    assert list(chosen.layout.yaxis.ticktext) == ["u4", "u0"]
 
 
 def test_gate_views_reject_mismatched_tokens_and_shapes():
@@ -87,12 +94,11 @@ def test_gate_slider_has_one_step_per_sentence_and_switches_tokens():
     long_gates, short_gates = lstm_gates(), lstm_gates(T=3)
     short_tokens = ["my", "dogs", "here"]
     fig = gate_slider_figure({"long": (TOKENS, long_gates), "short": (short_tokens, short_gates)})
-    steps = fig.layout.sliders[0].steps
-    assert len(steps) == 2 and len(fig.data) == 8
+    steps = fig.layout.updatemenus[0].buttons  # a menu that names each sentence
+    assert [s.label for s in steps] == ["long", "short"] and len(fig.data) == 8
     assert [t.visible for t in fig.data] == [True] * 4 + [False] * 4
     assert steps[1].args[0]["visible"] == [False] * 4 + [True] * 4
-    assert steps[1].args[1]["yaxis.ticktext"] == short_tokens
-    assert steps[1].args[1]["title.text"] == "short"
+    assert steps[1].args[1]["xaxis.ticktext"] == short_tokens == steps[1].args[1]["xaxis4.ticktext"]
     with pytest.raises(ValueError, match="gates"):
         gate_slider_figure({"a": (TOKENS, long_gates), "b": (short_tokens, {"forget": short_gates["forget"]})})
 
@@ -110,6 +116,16 @@ def test_conveyor_belt_frames_match_the_survival_product():
     np.testing.assert_allclose(fig.data[per * 1 + 2].y, survival[1, 1:].mean(-1).numpy(), rtol=1e-6)
     with pytest.raises(ValueError, match="start"):
         conveyor_belt_figure(TOKENS, forget, start=6)
+
+
+def test_conveyor_belt_axis_follows_what_survives():
+    """An open belt on a linear axis from 0 to 1; a leaking one on a log axis that reaches its smallest share."""
+    open_belt = torch.full((6, 3), 0.97)
+    assert conveyor_belt_figure(TOKENS, open_belt).layout.yaxis.type != "log"
+    leaking = torch.full((6, 3), 0.2)
+    axis = conveyor_belt_figure(TOKENS, leaking).layout.yaxis
+    assert axis.type == "log"
+    assert 10 ** axis.range[0] <= 0.2 ** 5 < 10 ** (axis.range[0] + 1)  # the floor is the decade below
 
 
 def test_accuracy_spread_figure_draws_band_seeds_and_mean():

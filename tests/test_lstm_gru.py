@@ -292,7 +292,7 @@ def test_steps_equal_forward_and_give_one_node_per_step(kind):
 
 
 def test_one_table_of_cells_builds_both_kinds():
-    from seqviz.models import CELLS, recurrent, seqviz_twin
+    from seqviz.models import CELLS, make_recurrent as recurrent, seqviz_twin
 
     assert {k: c.builtin for k, c in CELLS.items()} == {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
     built = recurrent("LSTM", I, H, num_layers=2)

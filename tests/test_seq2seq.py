@@ -177,3 +177,23 @@ def test_bad_inputs_are_clear_errors():
         Seq2Seq(12, 9, teacher_forcing=1.5)
     with pytest.raises(ValueError, match="max_len must be an int >= 1"):
         model.greedy(torch.tensor([[5, 6]]), max_len=0)
+
+
+def test_sequence_loss_smooths_labels_as_torch_does():
+    import torch.nn.functional as F
+
+    from seqviz.models import sequence_loss
+
+    torch.manual_seed(0)
+    logits, targets = torch.randn(2, 5, 7), torch.randint(1, 7, (2, 5))
+    targets[1, 3:] = 0                                                     # padding, ignored
+    plain = sequence_loss(logits, targets)
+    smooth = sequence_loss(logits, targets, label_smoothing=0.1)
+    # by hand: the target puts 1 - eps + eps/V on the right token and eps/V on every token
+    log_p = logits.log_softmax(-1)[targets != 0]                         # (N, V)
+    t = torch.full_like(log_p, 0.1 / 7)
+    t[torch.arange(len(t)), targets[targets != 0]] += 0.9
+    torch.testing.assert_close(smooth, -(t * log_p).sum(-1).mean())
+    torch.testing.assert_close(plain, F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=0))
+    with pytest.raises(ValueError, match="label_smoothing"):
+        sequence_loss(logits, targets, label_smoothing=1.0)

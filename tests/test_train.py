@@ -63,3 +63,36 @@ def test_bad_arguments():
         fit(model, (torch.zeros(3, 2), torch.zeros(2, 1)), nn.functional.mse_loss, steps=1, progress=False)
     with pytest.raises(ValueError, match="steps"):
         fit(model, (torch.zeros(3, 2), torch.zeros(3, 1)), nn.functional.mse_loss, steps=0, progress=False)
+
+
+def test_warmup_lr_is_the_transformer_schedule():
+    from seqviz.train import warmup_lr
+
+    rates = [warmup_lr(s, peak=1.0, warmup=4) for s in range(1, 17)]
+    assert rates[:4] == [0.25, 0.5, 0.75, 1.0]                          # a linear rise to the peak
+    assert rates[15] == pytest.approx((4 / 16) ** 0.5)                   # then peak * sqrt(warmup / step)
+    cold = [warmup_lr(s, peak=1.0, warmup=4, warm=False) for s in range(1, 17)]
+    assert cold[:4] == [1.0] * 4 and cold[4:] == rates[4:]              # without warm-up: only the rise differs
+    assert warmup_lr(9, peak=2.0, warmup=4, decay=False) == 2.0
+    with pytest.raises(ValueError, match="step counts from 1"):
+        warmup_lr(0, peak=1.0, warmup=4)
+    with pytest.raises(ValueError, match="warmup must be an int >= 1"):
+        warmup_lr(1, peak=1.0, warmup=0)
+
+
+def test_schedule_callback_sets_the_rate_of_every_step():
+    from seqviz.train import schedule_callback, warmup_lr
+
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    data = (torch.randn(32, 3), torch.randn(32, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=123.0)
+    schedule = lambda s: warmup_lr(s, peak=0.1, warmup=5)
+    history = fit(model, data, nn.functional.mse_loss, steps=8, optimizer=optimizer, progress=False,
+                  callbacks=[schedule_callback(optimizer, schedule)], device="cpu")
+    assert [r["lr"] for r in history.records] == pytest.approx([schedule(s) for s in range(1, 9)])
+    # started part-way (a learning curve's second chunk), it continues the count
+    optimizer = torch.optim.SGD(model.parameters(), lr=123.0)
+    history = fit(model, data, nn.functional.mse_loss, steps=2, optimizer=optimizer, progress=False,
+                  callbacks=[schedule_callback(optimizer, schedule, start=8)], device="cpu")
+    assert [r["lr"] for r in history.records] == pytest.approx([schedule(9), schedule(10)])

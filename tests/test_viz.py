@@ -27,6 +27,33 @@ def test_slider_figure_precomputes_every_step():
         viz.slider_figure({"a": frames["0"], "b": go.Figure()})
 
 
+def test_slider_figure_as_a_menu_names_every_step():
+    sentences = ["the dog bites the man", "the man who the dog saw near the old red barn bites the dog"]
+    frames = {s: viz.lines_figure({"a": ([0, 1], [k, k])}, title=f"answer {k}") for k, s in enumerate(sentences)}
+    fig = viz.slider_figure(frames, menu=True, active=1)
+    assert not fig.layout.sliders
+    buttons = fig.layout.updatemenus[0].buttons
+    assert buttons[0].label == sentences[0] and buttons[1].label.endswith("…") and len(buttons[1].label) <= 44
+    assert [t.visible for t in fig.data] == [False, True] and buttons[0].args[1] == {"title.text": "answer 0"}
+
+
+def test_readable_layout_wraps_long_titles_and_keeps_the_legend_off_the_plot():
+    title = "Each copy's share of dL/dW_hh (the loss reads the last note), before and after training"
+    fig = viz.lines_figure({"before": ([1, 2], [1, 2]), "after": ([1, 2], [2, 1])}, title=title)
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) > 1 and max(map(len, lines)) <= 46 and " ".join(lines) == title
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.yref == "container"
+    assert fig.layout.margin.t >= 22 * len(lines)
+    short = viz.lines_figure({"one": ([1, 2], [1, 2])}, title="Short title")
+    assert short.layout.title.text == "Short title" and short.layout.showlegend is not True
+
+
+def test_log_axes_are_labelled_by_decades():
+    fig = viz.lines_figure({"a": ([1, 10, 100], [1e-12, 1e-6, 1.0])}, logx=True, logy=True)
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 2  # 12 decades: every second one
+    assert fig.layout.yaxis.exponentformat == "power"
+
+
 def test_heatmap_figure_keeps_repeated_tokens_apart():
     fig = viz.heatmap_figure(np.ones((2, 3)), ["the", "cat", "the"], ["u0", "u1"])
     assert len(set(fig.data[0].x)) == 3 and list(fig.layout.xaxis.ticktext) == ["the", "cat", "the"]

@@ -84,6 +84,26 @@ def test_sticky_note_view_shows_seqviz_numbers(browser, cell, layers):
 
 
 @needs_chromium
+def test_a_title_or_word_with_html_in_it_mounts_and_is_shown_as_text(browser):
+    """The spec's JSON escapes every '<': a '</script>' or '<!--' in a title or a word can neither end nor hide the
+    script element that holds it (before, '<!--<script>' stopped the view from mounting, silently)."""
+    torch.manual_seed(0)
+    odd = "<!--<script>"
+    vocab = Vocab([*WORDS, odd])
+    model = SequenceClassifier(len(vocab), 8, RNN(8, 6), num_classes=2).eval()
+    title = "keys </script><!--<script>alert(1)</script> & more"
+    view = sticky_note_view(model, vocab, f"the keys {odd}", class_names=["is", "are"], pattern=r"\S+", title=title)
+    spec = view.html().split("class='seqviz-web-spec'>")[1].split("</script>")[0]
+    assert "<" not in spec
+    page = open_views(browser, view, view)   # twice: the second copy on the page mounts too
+    assert page.evaluate("document.querySelectorAll('.seqviz-web-mounted').length") == 2
+    assert page.evaluate("document.querySelector('.seqviz-web-title').textContent") == title
+    assert numbers(page)["tokens"] == ["the", "keys", odd]
+    assert page.errors == []
+    page.close()
+
+
+@needs_chromium
 def test_sticky_note_view_answers_bad_input_with_a_message(browser):
     model, vocab = make_classifier("rnn")
     page = open_views(browser, sticky_note_view(model, vocab, "the keys", class_names=["is", "are"]))

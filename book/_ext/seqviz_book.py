@@ -16,6 +16,11 @@
 - The Chinese edition's notices: ``{zh-untranslated} notebooks/NN`` (a page not yet translated: what it is and a
   link to the English page), and at the end of its build one line saying how many pages and prose cells still wait
   for translation (``scripts/sync_zh.py --check`` lists them).
+- Exercises are numbered by chapter from their labels: ``ch08-ex2`` is "Exercise 8.2" and its
+  solution "Solution to Exercise 8.2" (``ch04b-ex2``: "Exercise 4b.2"), the rule of
+  ``seqviz.book.exercise_number`` that the text and the student edition follow too. sphinx-exercise
+  numbers its enumerable exercises with Sphinx's figure numbers (``numfig``, one count through the
+  whole book); once Sphinx has assigned them, the numbers of labelled exercises are replaced.
 """
 
 from __future__ import annotations
@@ -169,6 +174,26 @@ def _summary(app, exception):
                 f"translated (notice pages), {sum(cells.values())} prose cells shown in English under a notice"
                 + (f" ({', '.join(f'{d}: {n}' for d, n in sorted(cells.items()))})" if cells else "")
                 + " - python scripts/sync_zh.py --check lists them")
+def _number_exercises(app, env):
+    """Replace sphinx-exercise's book-wide exercise numbers by the chapter's: (chapter, k) from ``chNN-exK``.
+
+    Runs after Sphinx's toctree collector has numbered every figure (the same event, a later priority);
+    returns the pages whose numbers changed, so that they are written again."""
+    from seqviz.book import exercise_number
+
+    changed = []
+    for docname, numbers in env.toc_fignumbers.items():
+        exercises = numbers.get("exercise", {})
+        for label in list(exercises):
+            try:
+                chapter, k = exercise_number(label).split(".")
+            except ValueError:
+                continue  # an exercise without a chapter label keeps Sphinx's number
+            number = (chapter, int(k))
+            if exercises[label] != number:
+                exercises[label] = number
+                changed.append(docname)
+    return sorted(set(changed))
 
 
 def setup(app):
@@ -180,4 +205,5 @@ def setup(app):
     app.connect("doctree-read", lambda app, doctree: _count(app, doctree, app.env.docname))
     app.connect("doctree-read", _join_cjk_lines)
     app.connect("build-finished", _summary)
+    app.connect("env-get-updated", _number_exercises, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

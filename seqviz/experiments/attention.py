@@ -17,7 +17,19 @@ from collections.abc import Sequence
 
 import torch
 
+from ..measure import check_ints
+
 __all__ = ["attention_entropy", "attention_gradients", "softmax_attention_gradients"]
+
+
+def _check_sizes(widths, length, samples, scaled, seed) -> list[int]:
+    widths = check_ints(widths, "widths", 1)
+    check_ints([length], "length", 1)
+    check_ints([samples], "samples", 1)
+    check_ints([seed], "seed", 0)
+    if not isinstance(scaled, bool):
+        raise ValueError(f"scaled must be True or False, got {scaled!r}")
+    return widths
 
 
 def attention_entropy(widths: Sequence[int], *, length: int = 32, samples: int = 64, scaled: bool = True,
@@ -26,6 +38,7 @@ def attention_entropy(widths: Sequence[int], *, length: int = 32, samples: int =
 
     The maximum is log(length) (uniform weights); near 0 the softmax has saturated onto one key.
     """
+    widths = _check_sizes(widths, length, samples, scaled, seed)
     g = torch.Generator().manual_seed(seed)
     out = []
     for d in widths:
@@ -46,6 +59,10 @@ def softmax_attention_gradients(q: torch.Tensor, k: torch.Tensor, v: torch.Tenso
     logits are what enters the softmax. A saturated softmax row (one weight near 1) has a Jacobian near 0, so
     both norms collapse.
     """
+    if not all(isinstance(t, torch.Tensor) for t in (q, k, v, readout)):
+        raise ValueError(f"q, k, v and readout must be tensors, got {[type(t).__name__ for t in (q, k, v, readout)]}")
+    if not isinstance(scaled, bool):
+        raise ValueError(f"scaled must be True or False, got {scaled!r}")
     if q.dim() != 3 or k.shape != q.shape or v.dim() != 3 or v.shape[:2] != q.shape[:2] or readout.shape != v.shape:
         raise ValueError(f"expected q, k (B, T, d) and v, readout (B, T, dv) of matching B and T; got "
                          f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, readout {tuple(readout.shape)}")
@@ -69,6 +86,11 @@ def attention_gradients(widths: Sequence[int], *, length: int = 32, samples: int
     logits receive a gradient of norm below ``threshold``. The median and the mean can tell different stories:
     a saturated softmax starves most rows, while the few unsaturated ones can get large gradients.
     """
+    widths = _check_sizes(widths, length, samples, scaled, seed)
+    (value_width,) = check_ints([value_width], "value_width", 1)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) \
+            or threshold < 0:
+        raise ValueError(f"threshold must be a finite number >= 0, got {threshold!r}")
     g = torch.Generator().manual_seed(seed)
     out: dict[str, list[float]] = {"query_median": [], "query_mean": [], "scores_median": [], "starved": []}
     for d in widths:

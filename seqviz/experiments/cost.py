@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import torch
 
 from ..config import pick_device, progress as progress_bar
-from ..measure import activation_bytes, check_ints, time_call
-from ..models import GRULM, TransformerLM, cache_bytes, make_block, make_encoder
+from ..measure import activation_bytes, check_ints, time_call, time_samples
+from ..models import KINDS, GRULM, TransformerLM, cache_bytes, make_block, make_encoder
 
 __all__ = ["cost_vs_batch", "cost_vs_length", "step_cost", "streaming_cost"]
 
@@ -39,8 +39,32 @@ def _step(block, x, train):
     out.pow(2).mean().backward()
 
 
-def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, repeats, progress):
-    """Seconds per call of each block kind on an input of each (batch, length) in ``shapes``."""
+BLOCKS = ("attention", "gru")   # make_block's kinds
+
+
+def _check_kinds(kinds, known) -> list[str]:
+    kinds = None if isinstance(kinds, (str, bytes)) or not hasattr(kinds, "__iter__") else list(kinds)
+    if not kinds or any(k not in known for k in kinds) or len(set(kinds)) != len(kinds):
+        raise ValueError(f"kinds must be a list of distinct names from {known}, got {kinds!r}")
+    return kinds
+
+
+def _check_width(d_model: int, num_heads: int, what: str = "d_model") -> None:
+    check_ints([d_model], what, 1)
+    check_ints([num_heads], "num_heads", 1)
+    if d_model % num_heads:
+        raise ValueError(f"{what} ({d_model}) must split into num_heads ({num_heads}) heads of equal width")
+
+
+def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, repeats, progress, samples=False):
+    """Seconds per call of each block kind on an input of each (batch, length) in ``shapes`` (the median, or with
+    ``samples`` the list of every repeat)."""
+    timer = time_samples if samples else time_call
+    kinds = _check_kinds(kinds, BLOCKS)
+    if "attention" in kinds:
+        _check_width(d_model, num_heads)
+    check_ints([d_model], "d_model", 1)
+    check_ints([repeats], "repeats", 1)
     results: dict[str, list[float]] = {}
     for kind in kinds:
         torch.manual_seed(0)
@@ -49,27 +73,33 @@ def _block_times(shapes, kinds, d_model, num_heads, train, device, min_time, rep
         for batch, length in progress_bar(shapes, desc=f"{kind} ({'train' if train else 'forward'})",
                                           disable=not progress, leave=False):
             x = torch.randn(batch, length, d_model, device=device)
-            times.append(time_call(lambda: _step(block, x, train), min_time=min_time, repeats=repeats,
-                                   device=device))
+            times.append(timer(lambda: _step(block, x, train), min_time=min_time, repeats=repeats, device=device))
         results[kind] = times
     return results
 
 
 def cost_vs_length(lengths: Sequence[int], *, kinds: Sequence[str] = ("attention", "gru"), d_model: int = 64,
                    batch_size: int = 8, num_heads: int = 4, train: bool = False, device=None,
-                   min_time: float = 0.02, repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
+                   min_time: float = 0.02, repeats: int = 3, progress: bool = True,
+                   samples: bool = False) -> dict[str, list]:
     """Seconds per call (forward, or forward + backward with ``train=True``) of each block
-    (:func:`~seqviz.models.make_block`) at each length, on ``device``."""
+    (:func:`~seqviz.models.make_block`) at each length, on ``device``: the median of ``repeats`` timings, or with
+    ``samples=True`` the list of all of them (to judge a difference by its spread)."""
+    (batch_size,) = check_ints([batch_size], "batch_size", 1)
     shapes = [(batch_size, n) for n in check_ints(lengths, "lengths", 1)]
-    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress)
+    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress,
+                        samples)
 
 
 def cost_vs_batch(batch_sizes: Sequence[int], length: int, *, kinds: Sequence[str] = ("attention", "gru"),
                   d_model: int = 64, num_heads: int = 4, train: bool = True, device=None, min_time: float = 0.02,
-                  repeats: int = 3, progress: bool = True) -> dict[str, list[float]]:
-    """Seconds per call of each block at each batch size, for one sequence ``length``, on ``device``."""
+                  repeats: int = 3, progress: bool = True, samples: bool = False) -> dict[str, list]:
+    """Seconds per call of each block at each batch size, for one sequence ``length``, on ``device`` (as
+    :func:`cost_vs_length`: medians, or every repeat with ``samples=True``)."""
+    (length,) = check_ints([length], "length", 1)
     shapes = [(b, length) for b in check_ints(batch_sizes, "batch_sizes", 1)]
-    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress)
+    return _block_times(shapes, kinds, d_model, num_heads, train, _where(device), min_time, repeats, progress,
+                        samples)
 
 
 def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Transformer"), *, width: int = 64,
@@ -78,8 +108,12 @@ def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Tr
     """One training step (forward + backward, one layer of ``width``) at each length: rows with
     ``model, length, ms_per_step`` (median, :func:`~seqviz.measure.time_call`) and ``saved_MiB``
     (activation memory kept for backward, :func:`~seqviz.measure.activation_bytes`), on ``device``."""
-    device = _where(device)
     lengths = check_ints(lengths, "lengths", 1)
+    kinds = _check_kinds(kinds, KINDS)
+    check_ints([width, batch_size], "width and batch_size", 1)
+    if "Transformer" in kinds:
+        _check_width(width, 4, "width")   # the Transformer encoder's 4 heads
+    device = _where(device)
     rows = []
     for kind in progress_bar(list(kinds), desc="cost vs length", disable=not progress, leave=False):
         torch.manual_seed(0)
@@ -103,8 +137,11 @@ def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: in
     """The cost of one generated token (batch 1, no grad) after ``n`` tokens of context: a GRU
     language model, a Transformer decoder with a key/value cache, and one that re-reads the prefix.
     Rows: ``model, context, ms_per_token, state_bytes``, measured on ``device``."""
-    device = _where(device)
     contexts = check_ints(contexts, "contexts", 1)
+    check_ints([num_layers], "num_layers", 1)
+    (vocab_size,) = check_ints([vocab_size], "vocab_size", 2)
+    _check_width(d_model, 4)   # the Transformer decoder's 4 heads
+    device = _where(device)
     torch.manual_seed(0)
     gru = GRULM(vocab_size, d_model, num_layers=num_layers).eval().to(device)
     tlm = TransformerLM(vocab_size, d_model, num_heads=4, num_layers=num_layers, dim_feedforward=4 * d_model,

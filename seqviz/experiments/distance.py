@@ -19,7 +19,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..config import progress as progress_bar, seed_everything
+from ..data import agreement_task, agreement_vocab, to_tensors
 from ..measure import check_ints, count_parameters, markdown_table, spread_cell
+from ..models import SequenceClassifier
+from ..train import accuracy, evaluate, fit
 from .seeds import _OverSeeds
 
 __all__ = ["DistanceTable", "TrainSizeTable", "accuracy_vs_distance", "accuracy_vs_train_size", "retest"]
@@ -54,7 +58,6 @@ class DistanceTable(_OverSeeds):
 
 
 def _agreement_data(distances, per_distance, attractors, seed):
-    from ..data import agreement_task, agreement_vocab, to_tensors
 
     return to_tensors([e for d in distances for e in agreement_task(per_distance, d, attractors=attractors,
                                                                      seed=seed)], agreement_vocab())
@@ -80,11 +83,6 @@ def accuracy_vs_distance(models: Mapping[str, Callable[[int], nn.Module]] | Call
     ``distances``. ``keep_models`` keeps the trained classifiers (in eval mode). Training runs on
     ``device`` (default :func:`~seqviz.config.pick_device`, as :func:`seqviz.train.fit`).
     """
-    from ..config import progress as progress_bar, seed_everything
-    from ..data import agreement_vocab
-    from ..models import SequenceClassifier
-    from ..train import accuracy, evaluate, fit
-
     if callable(models) and not isinstance(models, Mapping):
         models = {"model": models}
     if not isinstance(models, Mapping) or not models:
@@ -98,6 +96,7 @@ def accuracy_vs_distance(models: Mapping[str, Callable[[int], nn.Module]] | Call
         raise ValueError(f"steps must be a positive int, got {steps!r}")
     train_distances = check_ints(range(max(distances) + 1) if train_distances is None else train_distances,
                                  "train_distances", 0)
+    check_ints([n_test, embed_size, batch_size], "n_test, embed_size and batch_size", 1)
     if n_train < len(train_distances):
         raise ValueError(f"n_train ({n_train}) must give at least one sentence per training distance "
                          f"({len(train_distances)} distances)")
@@ -140,9 +139,11 @@ def retest(table: DistanceTable, distances: Sequence[int], *, n_test: int = 500,
     the longest distance seen in training. Returns a new table (same seeds, models, times and parameters). Each
     model is tested where it is.
     """
-    from ..train import accuracy, evaluate
-
+    if not isinstance(table, DistanceTable):
+        raise ValueError(f"table must be a DistanceTable from accuracy_vs_distance(..., keep_models=True), got "
+                         f"{type(table).__name__}")
     distances = check_ints(distances, "distances", 0)
+    check_ints([n_test], "n_test", 1)
     if not table.models or any(len(table.models.get(name, [])) != len(table.seeds) for name in table.accuracy):
         raise ValueError("retest needs the trained models: run accuracy_vs_distance(..., keep_models=True)")
     tests = {d: _agreement_data([d], n_test, attractors, data_seed + 1) for d in distances}
@@ -193,10 +194,9 @@ def accuracy_vs_train_size(models: Mapping[str, Callable[[int], nn.Module]], siz
     Chapter 4 uses it for the seeds' "the GRU overfits less on small data". Trains on ``device`` (default
     :func:`~seqviz.config.pick_device`).
     """
-    from ..config import progress as progress_bar
-    from ..train import accuracy, evaluate
-
     sizes = check_ints(sizes, "sizes", 1)
+    if not isinstance(models, Mapping) or not models:
+        raise ValueError("models must be a non-empty dict {label: function embed_size -> encoder}")
     distances = check_ints(distances, "distances", 0)
     seeds = check_ints(seeds, "seeds", 0)
     train_acc: dict[str, list[list[float]]] = {}

@@ -7,6 +7,17 @@ accuracies of both. Used by chapter 10 (:func:`seqviz.guide.collect_evidence` re
 
 from __future__ import annotations
 
+import copy
+
+import torch.nn.functional as F
+
+from ..config import seed_everything
+from ..data import bert_vocab, encode_sentences, nsp_pairs, pretraining_data, topic_corpus, topic_sentences
+from ..data.bert_data import TOPIC_NAMES
+from ..measure import check_ints
+from ..models import BertClassifier, BertMini, pretraining_loss
+from ..train import accuracy, evaluate, fit
+
 __all__ = ["finetune_evidence"]
 
 
@@ -20,18 +31,12 @@ def finetune_evidence(*, label_count: int = 6, pretrain_steps: int = 1600, finet
     settings; ``device`` as :func:`seqviz.train.fit` (default: ``pick_device()``). Returns
     ``{"pretrained", "scratch"}`` (test accuracies), ``"labels"``,
     ``"pretrain_steps"``, ``"pretrain_s"`` (seconds) and ``"chance"``."""
-    import copy
-
-    import torch.nn.functional as F
-
-    from ..config import seed_everything
-    from ..data import bert_vocab, encode_sentences, nsp_pairs, pretraining_data, topic_corpus, topic_sentences
-    from ..data.bert_data import TOPIC_NAMES
-    from ..models import BertClassifier, BertMini, pretraining_loss
-    from ..train import accuracy, evaluate, fit
-
-    if not isinstance(label_count, int) or label_count < 1:
+    if not isinstance(label_count, int) or isinstance(label_count, bool) or label_count < 1:
         raise ValueError(f"label_count must be a positive int, got {label_count!r}")
+    check_ints([pretrain_steps, finetune_steps, n_docs, n_pairs, copies, n_test, d_model, num_layers, num_heads,
+                max_len], "pretrain_steps, finetune_steps and the sizes", 1)
+    if d_model % num_heads:
+        raise ValueError(f"d_model ({d_model}) must split into num_heads ({num_heads}) heads of equal width")
     vocab = bert_vocab()
     pairs = nsp_pairs(topic_corpus(n_docs, seed=seed), n_pairs, seed=seed)
     train = pretraining_data(pairs, vocab, max_len, copies=copies, seed=seed)

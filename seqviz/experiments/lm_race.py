@@ -17,14 +17,13 @@ Used by chapter 10 (closing the loop of chapter 4b's language models on Moby-Dic
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping, Sequence
 
 import torch
 import torch.nn.functional as F
 
 from ..config import model_device, pick_device, progress as progress_bar
-from ..measure import check_ints, count_parameters, match_parameters
+from ..measure import Stopwatch, check_ints, count_parameters, match_parameters
 from ..models import GRULM, TransformerLM
 from ..train import fit
 from .language import LMRun, perplexity, windows
@@ -77,17 +76,19 @@ def race(models: Mapping[str, torch.nn.Module], train_ids: torch.Tensor, valid_i
     ``{"step", "seconds", "valid_ppl"}`` per slice. A slice ends at the first step past its share of the
     clock, so a model may overrun by at most one step; the recorded seconds are the ones it really trained.
     In turn ``k`` every model draws the same batches (seed ``seed + k``) and keeps its own Adam state.
-    ``device`` (default :func:`~seqviz.config.pick_device`) is where every model trains; each step reads its
-    loss back, so GPU time is counted in full.
+    ``device`` (default :func:`~seqviz.config.pick_device`) is where every model trains; the clock is a
+    :class:`seqviz.measure.Stopwatch`, read after the device has finished, so GPU time is counted in full.
     """
-    if not models:
-        raise ValueError("race needs at least one model, e.g. {'GRU': GRULM(...)}")
+    if not isinstance(models, Mapping) or not models:
+        raise ValueError(f"models must be a dict of at least one model, e.g. {{'GRU': GRULM(...)}}, got "
+                         f"{type(models).__name__}")
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise ValueError(f"seconds must be a positive number (the training budget per model), got {seconds!r}")
     slices, seq_len = check_ints([slices, seq_len], "slices and seq_len", 1)
     inputs, targets = windows(train_ids, seq_len, stride=max(1, seq_len // 2))  # (M, seq_len) each
     device = torch.device(device) if device is not None else pick_device()
     runs, optimizers = {}, {}
+    clocks = {name: Stopwatch(device) for name in models}   # seconds trained, read after the device finished
     for name, model in models.items():
         model.to(device)
         runs[name] = LMRun(model, [{"step": 0, "seconds": 0.0, "valid_ppl": perplexity(model, valid_ids, seq_len)}])
@@ -95,18 +96,17 @@ def race(models: Mapping[str, torch.nn.Module], train_ids: torch.Tensor, valid_i
     bar = progress_bar(total=slices * len(models), desc="language-model race", disable=not progress, leave=False)
     for turn in range(1, slices + 1):
         for name, model in models.items():
-            run = runs[name]
-            spent, until = run.curve[-1]["seconds"], seconds * turn / slices
-            start = time.perf_counter()
-            deadline = start + until - spent
+            run, clock = runs[name], clocks[name]
+            until = seconds * turn / slices
 
-            def out_of_time(step, trained, record, deadline=deadline):
-                return time.perf_counter() >= deadline
+            def out_of_time(step, trained, record, clock=clock, until=until):
+                return clock.elapsed() >= until
 
+            clock.start()
             history = fit(model, (inputs, targets), _next_token_loss, steps=10**9, batch_size=batch_size,
                           optimizer=optimizers[name], clip_norm=clip_norm, device=device, seed=seed + turn,
                           progress=False, callbacks=[out_of_time])
-            spent += time.perf_counter() - start
+            spent = clock.stop()   # evaluation below is off the clock
             steps = run.curve[-1]["step"] + history.records[-1]["step"]
             run.curve.append({"step": steps, "seconds": spent, "valid_ppl": perplexity(model, valid_ids, seq_len)})
             bar.update(1)

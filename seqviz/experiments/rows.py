@@ -18,10 +18,22 @@ import torch
 from torch import nn
 
 from ..config import model_device, seed_everything
-from ..measure import measure
-from ..models import KINDS, Forecaster, make_encoder
+from ..data import (agreement_task, agreement_vocab, forecast_windows, pairs_to_tensors, sine_series, to_tensors,
+                    translation_task, translation_vocabs)
+from ..measure import check_ints, measure
+from ..models import KINDS, Forecaster, Seq2Seq, TransformerSeq2Seq, make_encoder, sequence_loss
+from ..train import fit
+from .distance import accuracy_vs_distance
+from .translation import exact_match
 
 __all__ = ["agreement_rows", "forecast_rows", "translation_rows"]
+
+
+def _check_kinds(kinds) -> list[str]:
+    kinds = None if isinstance(kinds, (str, bytes)) or not hasattr(kinds, "__iter__") else list(kinds)
+    if not kinds or any(k not in KINDS for k in kinds) or len(set(kinds)) != len(kinds):
+        raise ValueError(f"kinds must be a list of distinct kinds from {KINDS}, got {kinds!r}")
+    return kinds
 
 
 def agreement_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps: int = 300, distance: int = 6,
@@ -33,9 +45,9 @@ def agreement_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps
     (accuracy), train_s, latency_ms (one sentence), memory_kb (a training step on 64 sentences),
     parameters.
     """
-    from ..data import agreement_task, agreement_vocab, to_tensors
-    from .distance import accuracy_vs_distance
-
+    kinds = _check_kinds(kinds)
+    check_ints([hidden_size, steps, n_train, n_test], "hidden_size, steps, n_train and n_test", 1)
+    check_ints([distance], "distance", 0)
     makers = {k: (lambda e, k=k: make_encoder(k, e, hidden_size)) for k in kinds}
     table = accuracy_vs_distance(makers, [distance], [seed], steps, n_train=n_train, n_test=n_test,
                                  keep_models=True, progress=progress, device=device)
@@ -57,11 +69,10 @@ def translation_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 64, ste
     whose encoder is an RNN, GRU or LSTM (the decoder is a GRU), or a TransformerSeq2Seq.
     Trained on 1..``max_len`` words, tested on new sentences of 1..``test_max_len`` words (default
     ``max_len``). Score: greedy exact-match accuracy; latency: greedy translation of one sentence."""
-    from ..data import pairs_to_tensors, translation_task, translation_vocabs
-    from ..models import Seq2Seq, TransformerSeq2Seq, sequence_loss
-    from ..train import fit
-    from .translation import exact_match
-
+    kinds = _check_kinds(kinds)
+    check_ints([hidden_size, steps, n_train, n_test, max_len], "hidden_size, steps, n_train, n_test and max_len", 1)
+    if test_max_len is not None:
+        check_ints([test_max_len], "test_max_len", 1)
     src_vocab, tgt_vocab = translation_vocabs()
     train = pairs_to_tensors(translation_task(n_train, 1, max_len, seed=seed), src_vocab, tgt_vocab)
     test = pairs_to_tensors(translation_task(n_test, 1, test_max_len or max_len, seed=seed + 1), src_vocab,
@@ -98,9 +109,10 @@ def forecast_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 32, steps:
     0 means no better than the baseline, 1 a perfect forecast. Returns ``(rows, models, test)``: the
     models stay on ``device``, the test windows on the CPU.
     """
-    from ..data import forecast_windows, sine_series
-    from ..train import fit
-
+    kinds = _check_kinds(kinds)
+    check_ints([hidden_size, steps, window, n_series], "hidden_size, steps, window and n_series", 1)
+    if series_length <= window:
+        raise ValueError(f"series_length ({series_length}) must be longer than the window ({window})")
     train = forecast_windows(sine_series(n_series, series_length, seed=seed), window, stride=4)
     test_x, test_y = forecast_windows(sine_series(max(20, n_series // 4), series_length, seed=seed + 1), window,
                                       stride=8)

@@ -9,11 +9,14 @@ Used by chapters 4 and 10 (through the distance table) and chapter 9 (fine-tunin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
+from ..book import compare_spread
+from ..config import progress as progress_bar
 from ..measure import check_ints, markdown_table, spread_cell
 
 __all__ = ["SeedTable", "repeat_over_seeds"]
@@ -78,8 +81,6 @@ class SeedTable(_OverSeeds):
     def separated(self, a: str, b: str) -> list[bool]:
         """Per setting: True where every seed of ``a`` lies above every seed of ``b`` (the ranges do not overlap),
         as :func:`seqviz.book.compare_spread` says "greater"."""
-        from ..book import compare_spread
-
         a_runs, b_runs = self._get(a), self._get(b)
         return [compare_spread(a_runs[:, j], b_runs[:, j], ("above", "overlap", "below")) == "above"
                 for j in range(len(self.settings))]
@@ -102,13 +103,15 @@ def repeat_over_seeds(run: Callable[[str, object, int], float], names: Sequence[
     much of a difference between two names is the luck of one run. Chapter 9 uses it for fine-tuning against
     training from scratch. ``run`` decides where it trains (``seqviz.train.fit``'s ``device``).
     """
-    from ..config import progress as progress_bar
-
     if not callable(run):
         raise ValueError(f"run must be a function (name, setting, seed) -> number, got {type(run).__name__}")
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise ValueError(f"names must be a list of distinct strings, got {names!r}")
     names = list(names)
     if not names or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
         raise ValueError(f"names must be a non-empty list of distinct strings, got {names!r}")
+    if isinstance(settings, (str, bytes)) or not hasattr(settings, "__iter__"):
+        raise ValueError(f"settings must be a list (one run per setting, name and seed), got {settings!r}")
     settings = list(settings)
     if not settings:
         raise ValueError("settings must not be empty")
@@ -119,8 +122,8 @@ def repeat_over_seeds(run: Callable[[str, object, int], float], names: Sequence[
         value = run(name, setting, seed)
         if hasattr(value, "item"):
             value = value.item()
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ValueError(f"run({name!r}, {setting!r}, {seed}) must return a number, got {type(value).__name__}")
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise ValueError(f"run({name!r}, {setting!r}, {seed}) must return a finite number, got {value!r}")
         results[name, setting, seed] = float(value)
     values = {name: torch.tensor([[results[name, s, seed] for s in settings] for seed in seeds], dtype=torch.float64)
               for name in names}

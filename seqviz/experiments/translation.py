@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from ..config import model_device, pick_device, progress as progress_bar, seed_everything
 from ..measure import check_ints, count_parameters, markdown_table, spread_cell
+from ..models import sequence_accuracy, sequence_loss, token_accuracy
+from ..train import evaluate, fit, schedule_callback
 
 __all__ = ["TranslationRuns", "accuracy_by_length", "exact_match", "learning_curve", "train_translators"]
 
@@ -29,7 +32,8 @@ def exact_match(model: nn.Module, data, *, max_extra: int = 2) -> float:
 
     Runs where the model's parameters are and restores its training mode.
     """
-    src, src_lengths, _, tgt_out = data
+    src, src_lengths, _, tgt_out = _check_data(data, "data")
+    check_ints([max_extra], "max_extra", 0)
     correct = _greedy_correct(model, src, src_lengths, tgt_out, max_len=tgt_out.shape[1] + max_extra,
                               batch_size=len(src))
     return correct.float().mean().item()
@@ -45,12 +49,19 @@ def accuracy_by_length(model: nn.Module, src, src_lengths, tgt_out, *, max_len: 
     return {int(n): correct[src_lengths == n].float().mean().item() for n in sorted(set(src_lengths.tolist()))}
 
 
+def _check_data(data, name: str):
+    if not isinstance(data, (tuple, list)) or len(data) != 4 or not all(isinstance(t, torch.Tensor) for t in data):
+        raise ValueError(f"{name} must be the four tensors (src, src_lengths, tgt_in, tgt_out) of "
+                         f"seqviz.data.pairs_to_tensors, got {type(data).__name__}")
+    return data
+
+
 def _greedy_correct(model, src, src_lengths, tgt_out, *, max_len, batch_size) -> torch.Tensor:
     """(N,) bool on the CPU: whether greedy decoding of each sentence equals ``tgt_out``; where the model is,
     in eval mode, its training mode restored."""
-    from ..config import model_device
-    from ..models import sequence_accuracy
-
+    if not callable(getattr(model, "greedy", None)):
+        raise ValueError(f"model must have greedy(src, lengths, max_len) (a Seq2Seq or TransformerSeq2Seq), got "
+                         f"{type(model).__name__}")
     was_training = model.training
     model.eval()
     device = model_device(model)
@@ -106,17 +117,15 @@ def train_translators(models: Mapping[str, Callable[[], nn.Module]], train, vali
     Trains on ``device`` (default :func:`~seqviz.config.pick_device`). Chapter 5 uses it for teacher forcing
     on/off and for the bottleneck at several state sizes.
     """
-    from ..config import progress as progress_bar, seed_everything
-    from ..models import sequence_loss
-    from ..train import fit
-
     if not isinstance(models, Mapping) or not models or not all(callable(m) for m in models.values()):
         raise ValueError("models must be a non-empty dict {label: function () -> model}")
     seeds = check_ints(seeds, "seeds", 0)
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps!r}")
+    _check_data(train, "train")
+    _check_data(valid, "valid")
     eval_every = eval_every or steps
-    if not isinstance(eval_every, int) or not 1 <= eval_every <= steps:
+    if not isinstance(eval_every, int) or isinstance(eval_every, bool) or not 1 <= eval_every <= steps:
         raise ValueError(f"eval_every must be an int in 1..steps ({steps}), got {eval_every!r}")
     checkpoints = [s for s in range(eval_every, steps + 1, eval_every)]
     if checkpoints[-1] != steps:
@@ -154,21 +163,22 @@ def train_translators(models: Mapping[str, Callable[[], nn.Module]], train, vali
 
 
 def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 5, lr: float = 1e-3,
-                   batch_size: int = 64, device=None, loss_fn=None, metric=None) -> dict[str, list[float]]:
+                   batch_size: int = 64, device=None, loss_fn=None, metric=None,
+                   schedule=None) -> dict[str, list[float]]:
     """Train in ``points`` equal chunks with one optimiser; after each, the held-out metric.
+
+    ``schedule(step) -> learning rate`` (steps counted from 1 over the whole run, e.g. a
+    :func:`seqviz.train.warmup_lr`) replaces the constant ``lr``.
 
     Returns ``{"steps", "seconds", "accuracy"}``; ``seconds`` is cumulative training time
     only (the evaluations between chunks are not counted). Defaults: ``sequence_loss`` and
     teacher-forced ``token_accuracy`` for (src, src_lengths, tgt_in, tgt_out) data. The model is trained
     on ``device`` (default :func:`~seqviz.config.pick_device`), as :func:`seqviz.train.fit` does.
     """
-    from ..config import pick_device
-    from ..models import sequence_loss, token_accuracy
-    from ..train import evaluate, fit
-
     loss_fn = loss_fn or sequence_loss
     metric = metric or token_accuracy
-    if not isinstance(points, int) or not 1 <= points <= steps:
+    (steps,) = check_ints([steps], "steps", 1)
+    if not isinstance(points, int) or isinstance(points, bool) or not 1 <= points <= steps:
         raise ValueError(f"points must be an int in 1..steps ({steps}), got {points!r}")
     device = torch.device(device) if device is not None else pick_device()
     model.to(device)
@@ -177,8 +187,9 @@ def learning_curve(model: nn.Module, train, valid, *, steps: int, points: int = 
     done, seconds = 0, 0.0
     for i in range(points):
         chunk = (steps * (i + 1)) // points - done
+        callbacks = [schedule_callback(optimizer, schedule, start=done)] if schedule is not None else []
         history = fit(model, train, loss_fn, steps=chunk, batch_size=batch_size, optimizer=optimizer, device=device,
-                      seed=i, progress=False)
+                      seed=i, progress=False, callbacks=callbacks)
         done, seconds = done + chunk, seconds + history.seconds
         curve["steps"].append(done)
         curve["seconds"].append(seconds)

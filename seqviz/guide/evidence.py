@@ -6,6 +6,7 @@ table, the training cost against length, the cost per generated token) and the f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,14 @@ GUIDE_OPTIONS = {
 }
 
 TOLERANCE = {"score": 0.03, "time": 0.10}  # relative gaps counted as "about the same": scores, times
+TASKS = ("agreement", "translation", "forecasting")
+MODELS = ("RNN", "GRU", "LSTM", "Transformer")
+COST_MODELS = ("GRU", "LSTM", "Transformer")
+STREAM_MODELS = ("GRU", "Transformer (KV cache)")
+ROW_KEYS = {"rows": ("task", "model", "score", "metric", "train_s", "latency_ms", "parameters"),
+            "cost": ("model", "length", "ms_per_step", "saved_MiB"),
+            "stream": ("model", "context", "ms_per_token")}
+POSITIVE = ("train_s", "latency_ms", "parameters", "length", "ms_per_step", "saved_MiB", "context", "ms_per_token")
 
 
 @dataclass
@@ -35,18 +44,62 @@ class Evidence:
 # -- the evidence ----------------------------------------------------------------------------------------
 
 
+def _check_rows(rows, name: str) -> list[dict]:
+    """``rows`` as a list of dicts, each with the keys the guide reads and positive finite timings and sizes."""
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ValueError(f"{name} must be a list of dicts (the measured rows), got {type(rows).__name__}")
+    rows = list(rows)
+    keys = ROW_KEYS[name]
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise ValueError(f"{name}[{i}] must be a dict with {keys}, got {type(row).__name__}")
+        missing = [k for k in keys if k not in row]
+        if missing:
+            raise ValueError(f"{name}[{i}] lacks {missing}: each row of {name} needs {keys}")
+        for key in keys:
+            value = row[key]
+            if key in ("task", "model", "metric"):
+                continue
+            number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            if not number or (key in POSITIVE and value <= 0):
+                raise ValueError(f"{name}[{i}][{key!r}] must be a finite number{' > 0' if key in POSITIVE else ''} "
+                                 f"(a measurement), got {value!r}")
+    return rows
+
+
+def _check_grid(rows, name: str, models, axis: str) -> list:
+    """Every model of ``models`` measured at the same two or more values of ``axis``; those values, sorted."""
+    values = sorted({r[axis] for r in rows})
+    if len(values) < 2:
+        raise ValueError(f"{name} must measure at least two values of {axis!r} (a growth needs two), got {values}")
+    have = {(r["model"], r[axis]) for r in rows}
+    missing = [(m, v) for m in models for v in values if (m, v) not in have]
+    if missing:
+        raise ValueError(f"{name} lacks the rows (model, {axis}) {missing[:4]}{' ...' if len(missing) > 4 else ''}: "
+                         f"every one of {models} must be measured at every {axis}")
+    return values
+
+
 def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequence[dict], finetune: dict) -> dict:
     """The guide's evidence, by name, from chapter 10's measured rows.
 
     ``rows``: the task table (``agreement_rows`` + ``translation_rows`` + ``forecast_rows``);
     ``cost``: :func:`seqviz.experiments.step_cost` rows; ``stream``: :func:`seqviz.experiments.streaming_cost`
-    rows; ``finetune``: :func:`seqviz.experiments.finetune_evidence`'s result.
+    rows; ``finetune``: :func:`seqviz.experiments.finetune_evidence`'s result. Each is checked first: a row
+    without a key the guide reads, a zero or non-finite measurement, or a model missing at some length is a
+    ``ValueError`` that names it.
     """
+    rows, cost, stream = _check_rows(rows, "rows"), _check_rows(cost, "cost"), _check_rows(stream, "stream")
     by = {(r["task"], r["model"]): r for r in rows}
-    for task in ("agreement", "translation", "forecasting"):
-        for kind in ("RNN", "GRU", "LSTM", "Transformer"):
+    for task in TASKS:
+        for kind in MODELS:
             if (task, kind) not in by:
                 raise ValueError(f"rows must hold task {task!r} for model {kind!r}; got {sorted(by)}")
+    if not isinstance(finetune, dict) or not all(k in finetune for k in ("pretrained", "scratch", "labels", "chance")):
+        raise ValueError(f"finetune must be finetune_evidence()'s dict (pretrained, scratch, labels, chance), "
+                         f"got {finetune!r}")
+    _check_grid(cost, "cost", COST_MODELS, "length")
+    _check_grid(stream, "stream", STREAM_MODELS, "context")
     ev: dict[str, Evidence] = {}
     for task, source in (("agreement", "10.1, chapter 4's task"), ("translation", "10.1, the task of chapters 7-8"),
                          ("forecasting", "10.1, 10.4")):
@@ -104,3 +157,26 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
     ev["finetune:scratch"] = Evidence(ft["scratch"], ev["finetune:pretrained"].summary,
                                       ev["finetune:pretrained"].source)
     return ev
+
+
+def evidence_names() -> set[str]:
+    """The name of every entry :func:`collect_evidence` returns."""
+    names = {f"{prefix}:{k}" for t in TASKS for k in MODELS for prefix in (t, f"{t}_train_s", f"{t}_latency")}
+    names |= {f"{prefix}:{k}" for k in COST_MODELS for prefix in ("time_exp", "mem_exp", "mem_tail")}
+    return names | {"params:GRU/LSTM", "mem_ratio:Transformer/GRU", "step_ratio_short:Transformer/GRU",
+                    "step_ratio_long:Transformer/GRU", "stream_growth:GRU", "stream_growth:cache",
+                    "stream_ratio:cache/GRU", "finetune:pretrained", "finetune:scratch"}
+
+
+def check_evidence(evidence) -> dict:
+    """``evidence`` must be :func:`collect_evidence`'s dict: every name, each an :class:`Evidence`."""
+    if not isinstance(evidence, dict):
+        raise ValueError(f"evidence must be the dict that collect_evidence returns, got {type(evidence).__name__}")
+    missing = sorted(evidence_names() - set(evidence))
+    if missing:
+        raise ValueError(f"evidence must be the dict that collect_evidence returns; it lacks {missing[:4]}"
+                         f"{' ...' if len(missing) > 4 else ''} ({len(missing)} entries)")
+    wrong = [k for k, v in evidence.items() if not isinstance(v, Evidence)]
+    if wrong:
+        raise ValueError(f"evidence must map names to Evidence (value, summary, source); {wrong[:3]} are not")
+    return evidence

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..book import compare_word
-from .evidence import GUIDE_OPTIONS, TOLERANCE
+from .evidence import GUIDE_OPTIONS, MODELS, TASKS, TOLERANCE, check_evidence
 
 RECURRENT = ("RNN", "GRU", "LSTM")
 _PROXY = {"classification": "agreement", "labelling": "agreement", "translation": "translation",
@@ -17,12 +17,20 @@ _PROXY = {"classification": "agreement", "labelling": "agreement", "translation"
 
 def same(a: float, b: float, kind: str = "score") -> str:
     """``"higher"``, ``"about the same"`` or ``"lower"``: measured ``a`` against measured ``b``."""
+    if kind not in TOLERANCE:
+        raise ValueError(f"kind must be one of {sorted(TOLERANCE)} (which tolerance), got {kind!r}")
     return compare_word(a, b, ("higher", "about the same", "lower"), TOLERANCE[kind])
 
 
 def best_of(evidence: dict, task: str, kinds: Sequence[str]) -> tuple[str, list[str], str]:
     """The best-scoring kind on ``task``; among those within the score tolerance of the best, the
     fastest to train. Returns ``(kind, evidence names used, reason in words)``."""
+    check_evidence(evidence)
+    if task not in TASKS:
+        raise ValueError(f"task must be one of the measured tasks {TASKS}, got {task!r}")
+    kinds = list(kinds) if not isinstance(kinds, str) else [kinds]
+    if not kinds or any(k not in MODELS for k in kinds):
+        raise ValueError(f"kinds must be a non-empty list from {MODELS}, got {kinds!r}")
     scores = {k: evidence[f"{task}:{k}"].value for k in kinds}
     top = max(scores.values())
     tied = [k for k in kinds if same(scores[k], top) == "about the same"]
@@ -51,10 +59,9 @@ def recommend(task: str, data: str, length: str, compute: str, latency: str, evi
     """
     choice = dict(task=task, data=data, length=length, compute=compute, latency=latency)
     for key, value in choice.items():
-        if value not in GUIDE_OPTIONS[key]:
+        if not isinstance(value, str) or value not in GUIDE_OPTIONS[key]:
             raise ValueError(f"{key} must be one of {GUIDE_OPTIONS[key]}, got {value!r}")
-    if not isinstance(evidence, dict) or "finetune:pretrained" not in evidence:
-        raise ValueError("evidence must be the dict that collect_evidence returns")
+    check_evidence(evidence)
     ev, proxy = evidence, _PROXY[task]
     decided: list[str] = []
     reasons: list[str] = []

@@ -6,6 +6,7 @@ Used by chapter 10.
 from __future__ import annotations
 
 from ..book import compare_word
+from .evidence import check_evidence
 from .rules import RECURRENT, same
 
 VERDICTS = ("supported", "contradicted", "mixed", "no difference measured", "not tested here")
@@ -21,7 +22,7 @@ def seed_guide(evidence: dict) -> list[dict]:
     """Seed 002's decision guide and checklist (its section 8), one row per piece of advice:
     ``{"situation", "seeds' advice", "verdict", "measured"}``; ``verdict`` is one of :data:`VERDICTS`,
     computed from ``evidence``."""
-    ev = evidence
+    ev = check_evidence(evidence)
     rows = []
 
     def row(situation, advice, verdict, measured):

@@ -9,7 +9,7 @@ the Llama-style decoder of a real pretrained model (9b): ``llama``.
 
 from .attention import AdditiveAttention, masked_softmax, padding_mask
 from .bert import BertClassifier, BertMini, mlm_accuracy, nsp_accuracy, pretraining_loss
-from .cells import CELLS, recurrent, seqviz_twin
+from .cells import CELLS, make_recurrent, seqviz_twin
 from .classifier import BagOfWords, CausalCNN, SequenceClassifier, WindowMLP, last_step
 from .encoders import KINDS, make_block, make_encoder
 from .forecast import Forecaster
@@ -26,7 +26,7 @@ from .tbptt import TruncatedBPTT
 from .transformer import TransformerDecoderLayer, TransformerEncoderLayer, TransformerSeq2Seq
 
 __all__ = ["BagOfWords", "CELLS", "CausalCNN", "GRU", "LSTM", "RNN", "RecurrentBase", "SequenceClassifier",
-           "TruncatedBPTT", "WindowMLP", "last_step", "recurrent", "seqviz_twin",
+           "TruncatedBPTT", "WindowMLP", "last_step", "make_recurrent", "seqviz_twin",
            # chapters 5-7
            "AdditiveAttention", "Encoder", "Seq2Seq", "Tagger", "masked_softmax", "padding_mask", "reverse_padded",
            "sequence_accuracy", "sequence_loss", "token_accuracy",

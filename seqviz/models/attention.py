@@ -25,18 +25,30 @@ def padding_mask(lengths: torch.Tensor, T: int) -> torch.Tensor:
     if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1:
         raise ValueError(f"lengths must be a 1-D tensor (B,), got "
                          f"{tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__}")
+    check_positive_int("T", T, "the padded length")
     if lengths.numel() and value_checks(lengths) and (int(lengths.min()) < 1 or int(lengths.max()) > T):
         raise ValueError(f"lengths must lie in 1..{T}, got {int(lengths.min())}..{int(lengths.max())}")
     return torch.arange(T, device=lengths.device)[None, :] < lengths[:, None]  # (B, T)
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-    """Softmax over the last dimension where ``mask`` is True; exactly 0 where it is False."""
+    """Softmax over the last dimension where ``mask`` is True; exactly 0 where it is False.
+
+    A row whose mask is all False has no weights (its softmax would be NaN): a ``ValueError`` (checked on the CPU,
+    or anywhere under ``SEQVIZ_DEBUG=1``)."""
+    if not isinstance(scores, torch.Tensor) or not scores.is_floating_point():
+        raise ValueError(f"scores must be a float tensor, got {getattr(scores, 'dtype', type(scores).__name__)}")
     if mask is None:
         return scores.softmax(-1)
-    if mask.shape != scores.shape[-mask.dim():] and mask.shape != scores.shape:
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+        raise ValueError(f"mask must be a bool tensor (True = a real position), got "
+                         f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    if mask.dim() > scores.dim() or (mask.shape != scores.shape[-mask.dim():] and mask.shape != scores.shape):
         raise ValueError(f"mask of shape {tuple(mask.shape)} does not fit scores of shape {tuple(scores.shape)}")
-    return scores.masked_fill(~mask, float("-inf")).softmax(-1)  # a row with no True would be NaN: checked upstream
+    if value_checks(mask) and not bool(mask.any(-1).all()):
+        raise ValueError("a row of the mask has no True position (nothing to attend to, e.g. a sentence of length 0): "
+                         "its softmax is undefined")
+    return scores.masked_fill(~mask, float("-inf")).softmax(-1)
 
 
 class AdditiveAttention(nn.Module):
@@ -69,6 +81,9 @@ class AdditiveAttention(nn.Module):
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None = None,
                 projected_keys: torch.Tensor | None = None):
+        if not isinstance(query, torch.Tensor) or not isinstance(keys, torch.Tensor):
+            raise ValueError(f"AdditiveAttention expects tensors query (B, {self.query_size}) and keys "
+                             f"(B, S, {self.key_size}), got {type(query).__name__} and {type(keys).__name__}")
         if query.dim() != 2 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
             raise ValueError(f"AdditiveAttention expects query (B, {self.query_size}) and keys (B, S, {self.key_size}), "
                              f"got {tuple(query.shape)} and {tuple(keys.shape)}")

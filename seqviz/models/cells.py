@@ -2,8 +2,9 @@
 
 ``CELLS["lstm"]`` is :class:`~seqviz.models.LSTM`; its ``.builtin`` is ``torch.nn.LSTM``. Every
 place that builds a recurrent network by name (the encoders of chapters 5-7 and 10, the language
-models, the exercises) goes through :func:`recurrent`; :func:`seqviz_twin` goes the other way, from
-a ``torch.nn`` module to the seqviz model with the same weights (chapters 3-4 trace them).
+models, the exercises) goes through :func:`make_recurrent` (named like ``make_encoder`` and ``make_block``, so
+that ``seqviz.models.recurrent`` stays the module of ``RecurrentBase``); :func:`seqviz_twin` goes the other way,
+from a ``torch.nn`` module to the seqviz model with the same weights (chapters 3-4 trace them).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .rnn import RNN
 CELLS: dict[str, type[RecurrentBase]] = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
 
 
-def recurrent(kind: str, input_size: int, hidden_size: int, *, builtin: bool = True, **kwargs) -> nn.Module:
+def make_recurrent(kind: str, input_size: int, hidden_size: int, *, builtin: bool = True, **kwargs) -> nn.Module:
     """A batch-first recurrent network of ``kind`` ("rnn", "gru" or "lstm", any case): ``torch.nn``'s
     (fast, the default) or, with ``builtin=False``, the from-scratch model (traceable). ``kwargs``
     (num_layers, bidirectional ...) go to the constructor."""
@@ -28,6 +29,9 @@ def recurrent(kind: str, input_size: int, hidden_size: int, *, builtin: bool = T
     if builtin:
         return cls.builtin(input_size, hidden_size, batch_first=True, **kwargs)
     return cls(input_size, hidden_size, **kwargs)
+
+
+recurrent = make_recurrent   # the name it had before; import make_recurrent (seqviz.models exports only that)
 
 
 def seqviz_twin(module: nn.Module) -> RecurrentBase:

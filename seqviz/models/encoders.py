@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from .cells import recurrent
+from .cells import make_recurrent
 from .lm import CausalTransformerEncoder
 from .transformer import TransformerEncoderLayer
 
@@ -25,7 +25,7 @@ def make_encoder(kind: str, input_size: int, hidden_size: int, **kwargs) -> nn.M
         return CausalTransformerEncoder(input_size, hidden_size, **kwargs)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    return recurrent(kind, input_size, hidden_size, **kwargs)
+    return make_recurrent(kind, input_size, hidden_size, **kwargs)
 
 
 def make_block(kind: str, d_model: int, num_heads: int = 4) -> nn.Module:
@@ -34,5 +34,5 @@ def make_block(kind: str, d_model: int, num_heads: int = 4) -> nn.Module:
     if kind == "attention":
         return TransformerEncoderLayer(d_model, num_heads, 2 * d_model, dropout=0.0)
     if kind == "gru":
-        return recurrent("gru", d_model, d_model)
+        return make_recurrent("gru", d_model, d_model)
     raise ValueError(f"kind must be 'attention' or 'gru', got {kind!r}")

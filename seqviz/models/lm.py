@@ -25,7 +25,7 @@ from torch import nn
 
 from ..config import check_device
 from ._checks import check_ids
-from .cells import recurrent
+from .cells import make_recurrent
 from .mha import SinusoidalPositionalEncoding, causal_mask
 from .transformer import TransformerEncoderLayer
 
@@ -149,7 +149,7 @@ class GRULM(nn.Module):
         super().__init__()
         self.vocab_size, self.hidden_size = vocab_size, hidden_size
         self.embedding = nn.Embedding(vocab_size, hidden_size)
-        self.rnn = recurrent(cell, hidden_size, hidden_size, num_layers=num_layers)
+        self.rnn = make_recurrent(cell, hidden_size, hidden_size, num_layers=num_layers)
         self.out = nn.Linear(hidden_size, vocab_size)
 
     def _embed(self, ids):

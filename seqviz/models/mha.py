@@ -48,12 +48,18 @@ def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     exactly zero weight. ``scale`` defaults to ``1/sqrt(d)``; ``scale=1.0`` switches the
     scaling off (the chapter's saturation experiment).
     """
+    if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
+        raise ValueError(f"q, k, v must be tensors (..., T, d), got {type(q).__name__}, {type(k).__name__}, "
+                         f"{type(v).__name__}")
     if q.dim() < 2 or k.dim() != q.dim() or v.dim() != q.dim():
         raise ValueError(f"q, k, v must have the same number (>= 2) of dims (..., T, d), got "
                          f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise ValueError(f"need q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); got {tuple(q.shape)}, "
                          f"{tuple(k.shape)}, {tuple(v.shape)}")
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))
+                              or not math.isfinite(scale) or scale <= 0):
+        raise ValueError(f"scale must be None (1/sqrt(d)) or a finite number > 0, got {scale!r}")
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., Tq, Tk)
     if mask is not None:

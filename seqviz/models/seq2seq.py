@@ -30,7 +30,7 @@ from ..config import check_device
 from ._checks import check_ids, check_lengths
 from ._decoding import Decoding
 from .attention import AdditiveAttention, padding_mask
-from .cells import recurrent
+from .cells import make_recurrent
 
 
 def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -58,8 +58,8 @@ class Encoder(nn.Module):
         self.vocab_size, self.hidden_size, self.bidirectional = vocab_size, hidden_size, bool(bidirectional)
         self.output_size = hidden_size * (2 if bidirectional else 1)
         self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=0)
-        self.forward_rnn = recurrent(cell, embed_size, hidden_size)  # torch.nn's, batch-first
-        self.backward_rnn = recurrent(cell, embed_size, hidden_size) if bidirectional else None
+        self.forward_rnn = make_recurrent(cell, embed_size, hidden_size)  # torch.nn's, batch-first
+        self.backward_rnn = make_recurrent(cell, embed_size, hidden_size) if bidirectional else None
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
@@ -90,11 +90,17 @@ class Tagger(nn.Module):
         return self.head(outputs)  # (B, T, num_tags)
 
 
-def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
-    """Mean cross-entropy over the non-pad positions: logits (B, T, V), targets (B, T)."""
+def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0,
+                  label_smoothing: float = 0.0) -> torch.Tensor:
+    """Mean cross-entropy over the non-pad positions: logits (B, T, V), targets (B, T).
+
+    ``label_smoothing`` = ε trains against ``(1 - ε) * one_hot + ε / V`` (Szegedy et al. 2016; chapter 8)."""
     if logits.shape[:2] != targets.shape:
         raise ValueError(f"logits (B, T, V) and targets (B, T) disagree: {tuple(logits.shape)} vs {tuple(targets.shape)}")
-    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=pad_id)
+    if not 0.0 <= label_smoothing < 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing!r}")
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=pad_id,
+                           label_smoothing=label_smoothing)
 
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> float:

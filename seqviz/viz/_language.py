@@ -23,6 +23,7 @@ import re
 import sys
 
 from .. import book, i18n
+from . import book as viz_book  # the book's plotly renderer (read when a language is set)
 
 PLOTLY_FONT = ('"Open Sans", verdana, arial, "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", '
                '"Microsoft YaHei", "WenQuanYi Zen Hei", sans-serif')
@@ -213,13 +214,12 @@ def _plotly(language: str) -> None:
         from plotly.io._base_renderers import MimetypeRenderer
     except ImportError:
         return
-    from .book import RENDERER
 
     class Translating(_TranslatingRenderer, MimetypeRenderer):
         pass
 
     default = pio.renderers.default or ""
-    if language != "en" and default not in (RENDERER, "seqviz_language") and default:
+    if language != "en" and default not in (viz_book.RENDERER, "seqviz_language") and default:
         pio.renderers["seqviz_language"] = Translating(default)
         _STATE["renderer"] = default
         pio.renderers.default = "seqviz_language"

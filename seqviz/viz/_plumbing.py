@@ -1,6 +1,7 @@
 """Private plumbing shared by every view family: arrays in, labels, PNG encoding and blitting.
 
 - :func:`as_array`: a tensor (on any device) or array-like as a float NumPy array, its dimensions checked;
+- :func:`check_series`: a ``{label: (x, y)}`` dict of curves, checked;
 - :func:`unique_labels`: token labels made distinct for plotly (repeated tokens would merge columns);
 - :func:`rgba_png`, :func:`figure_png`: PNG bytes, encoded fast;
 - :class:`Blitter`: a live view's picture drawn once, only its changing artists redrawn;
@@ -16,16 +17,34 @@ imports it.
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 
 import numpy as np
+
+from ._language import localize_artists, localize_matplotlib
 
 
 def as_array(values, name: str = "values", dims: int | None = None) -> np.ndarray:
     """``values`` (a tensor, array or nested list) as a float NumPy array; ``dims`` checks its number of dimensions."""
-    array = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values, dtype=float)
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be numbers (a tensor, an array or a list), got the string {values!r}")
+    try:
+        array = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers (a tensor, an array or a list), "
+                         f"got {type(values).__name__}") from None
     if dims is not None and array.ndim != dims:
         raise ValueError(f"{name} must be {dims}-D, got shape {array.shape}")
     return array
+
+
+def check_series(series, what: str) -> None:
+    """``series`` must be a dict ``{label: (x, y)}``: a ``ValueError`` saying so otherwise."""
+    if not isinstance(series, Mapping) or not series:
+        raise ValueError(f"{what} needs at least one series {{label: (x, y)}}, got {type(series).__name__}")
+    for label, pair in series.items():
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"{what}: series {label!r} must be a pair (x, y), got {type(pair).__name__}")
 
 
 def unique_labels(labels) -> list[str]:
@@ -50,8 +69,6 @@ def rgba_png(rgba) -> bytes:
 
 def figure_png(figure, dpi: float = 80) -> bytes:
     """PNG bytes of a whole matplotlib Figure (no tight bounding box: that draws it twice)."""
-    from ._language import localize_matplotlib
-
     buffer = io.BytesIO()
     localize_matplotlib(figure).savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buffer.getvalue()
@@ -91,8 +108,6 @@ class Blitter:
     def __init__(self, figure, dynamic):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        from ._language import localize_matplotlib
-
         self.figure, self.dynamic = localize_matplotlib(figure), list(dynamic)
         self.canvas = FigureCanvasAgg(figure)
         for artist in self.dynamic:
@@ -104,8 +119,6 @@ class Blitter:
         """The picture: the background, then the dynamic artists and any ``overlay`` artists
         (new artists made for this frame only; the caller removes them afterwards)."""
         from IPython.display import Image
-
-        from ._language import localize_artists
 
         localize_artists([*self.dynamic, *overlay])  # a title rewritten for this frame: the reader's language
         self.canvas.restore_region(self.background)

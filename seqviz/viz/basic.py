@@ -12,12 +12,13 @@ In plotly.js 4 a slider step that changes the title must set ``title.text``.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ._plumbing import Blitter, as_array, unique_labels
+from ._plumbing import Blitter, as_array, check_series, unique_labels
 
 
 # -- heatmaps ----------------------------------------------------------------------------------
@@ -119,7 +120,7 @@ def heatmap_figure(matrix, x_labels: Sequence[str] | None = None, y_labels: Sequ
                    title: str = "", xlabel: str = "", ylabel: str = "", colorscale: str = "RdBu",
                    zmid: float | None = 0.0, height: int = 360, hover: str = "value") -> go.Figure:
     """A plotly heatmap of a 2-D array; hovering shows row, column and value."""
-    z = as_array(matrix)
+    z = as_array(matrix, "matrix")
     if z.ndim != 2:
         raise ValueError(f"matrix must be 2-D, got shape {z.shape}")
     x = list(x_labels) if x_labels is not None else list(range(z.shape[1]))
@@ -128,14 +129,56 @@ def heatmap_figure(matrix, x_labels: Sequence[str] | None = None, y_labels: Sequ
         raise ValueError(f"labels ({len(y)} rows, {len(x)} columns) do not match the matrix shape {z.shape}")
     fig = go.Figure(go.Heatmap(z=z, x=unique_labels(x), y=unique_labels(y), colorscale=colorscale, zmid=zmid,
                                hovertemplate=f"%{{y}} · %{{x}}<br>{hover} %{{z:.3f}}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title=ylabel, height=height,
-                      margin=dict(l=60, r=20, t=50 if title else 20, b=50))
+    fig.update_layout(xaxis_title=xlabel, yaxis_title=ylabel, height=height, margin=dict(l=60, r=20, b=50))
+    readable_layout(fig, title, legend=False)
     if x_labels is not None:
         fig.update_xaxes(tickmode="array", tickvals=unique_labels(x), ticktext=[str(v) for v in x])
     if y_labels is not None:
         fig.update_yaxes(tickmode="array", tickvals=unique_labels(y), ticktext=[str(v) for v in y],
                          autorange="reversed")
     return fig
+
+
+# -- layout that reads on a phone ------------------------------------------------------------------
+
+
+def wrap_title(title: str, width: int = 46) -> str:
+    """A plotly title broken into lines of at most ``width`` characters (``<br>``), so that a 390-pixel-wide
+    phone shows it whole; a title already broken by hand is kept."""
+
+    if not title or "<br>" in title or len(title) <= width:
+        return title or ""
+    lines = -(-len(title) // width)                       # as few lines as fit, then balanced:
+    even = -(-len(title) // lines) + 4                    # no short word left alone on the last one
+    return "<br>".join(textwrap.wrap(title, min(width, even))) or title
+
+
+def readable_layout(fig: go.Figure, title: str = "", *, legend: bool = True, top: int = 20) -> go.Figure:
+    """The book's plotly layout for a phone and a desktop alike: the title wrapped and at the top left, the legend
+    in rows at the bottom of the figure (its margin grows to fit), never over the data or beside a squeezed plot.
+    Used by the line, decay, distance and prediction figures (chapters 1 to 10)."""
+    text = wrap_title(title)
+    lines = text.count("<br>") + 1 if text else 0
+    fig.update_layout(title=dict(text=text, font=dict(size=14), x=0.01, xanchor="left"),
+                      margin=dict(t=top + 22 * lines + (8 if lines else 0)))
+    if legend:
+        fig.update_layout(legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+                                      font=dict(size=11)))
+    return fig
+
+
+def log_dtick(*arrays) -> int | None:
+    """A decade step for a log axis over these values: every decade up to six of them, then every second or
+    third, so the labels never crowd (plotly's own choice labels 2 and 5 inside each decade); None (plotly's
+    choice) when the values span less than two decades, where decades alone would leave the axis bare."""
+    values = np.concatenate([np.ravel(as_array(a)) for a in arrays]) if arrays else np.array([])
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size < 2:
+        return None
+    decades = np.log10(values.max()) - np.log10(values.min())
+    if decades < 2:
+        return None                   # within a decade or two, plotly's own ticks label the axis
+    return max(1, int(np.ceil(decades / 6)))
 
 
 # -- lines and sliders --------------------------------------------------------------------------
@@ -145,8 +188,7 @@ def lines_plot(series: Mapping[str, tuple], *, title: str = "", xlabel: str = ""
                logx: bool = False, size=(6.5, 3.5), markers: bool = True, hline: float | None = None,
                hline_label: str = ""):
     """One line per entry of ``series`` = {label: (x, y)}; returns the Figure."""
-    if not series:
-        raise ValueError("lines_plot() needs at least one series {label: (x, y)}")
+    check_series(series, "lines_plot()")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=size, layout="constrained")
@@ -170,30 +212,33 @@ def lines_plot(series: Mapping[str, tuple], *, title: str = "", xlabel: str = ""
 def lines_figure(series: Mapping[str, tuple], *, title: str = "", xlabel: str = "", ylabel: str = "",
                  logy: bool = False, logx: bool = False, height: int = 380, mode: str = "lines+markers") -> go.Figure:
     """One line per entry of ``series`` = {label: (x, y)}."""
-    if not series:
-        raise ValueError("lines_figure() needs at least one series {label: (x, y)}")
+    check_series(series, "lines_figure()")
     fig = go.Figure()
+    xs, ys = [], []
     for label, (x, y) in series.items():
         x, y = as_array(x), as_array(y)
         if x.shape != y.shape:
             raise ValueError(f"series {label!r}: x has {x.size} points but y has {y.size}")
         fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=label))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title=ylabel, height=height,
-                      margin=dict(l=60, r=20, t=50 if title else 20, b=50))
+        xs.append(x)
+        ys.append(y)
+    fig.update_layout(xaxis_title=xlabel, yaxis_title=ylabel, height=height, margin=dict(l=60, r=20, b=50))
+    readable_layout(fig, title, legend=len(series) > 1)
     if logy:
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(type="log", exponentformat="power", dtick=log_dtick(*ys))
     if logx:
-        fig.update_xaxes(type="log")
+        fig.update_xaxes(type="log", exponentformat="power", dtick=log_dtick(*xs))
     return fig
 
 
 def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_label: str = "",
-                  active: int = 0) -> go.Figure:
-    """Combine figures with the same trace layout into one figure with a slider.
+                  active: int = 0, menu: bool = False) -> go.Figure:
+    """Combine figures with the same trace layout into one figure with a slider (or, ``menu=True``, a menu).
 
     ``frames`` maps a step label to a figure; every figure must have the same number
-    of traces. All traces are stored once, and each slider step shows one figure's
-    traces (and its title), so the slider works without a kernel.
+    of traces. All traces are stored once, and each step shows one figure's
+    traces (and its title), so the control works without a kernel. Long labels (whole
+    sentences) read better in a menu, which names each entry, than under a slider's ticks.
     """
     if not frames:
         raise ValueError("slider_figure() needs at least one frame {label: figure}")
@@ -214,11 +259,20 @@ def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_la
     steps = []
     for i, label in enumerate(labels):
         visible = [j // per == i for j in range(per * len(labels))]
-        frame_title = frames[label].layout.title.text or title
+        frame_title = frames[label].layout.title.text or wrap_title(title)
         steps.append(dict(method="update", label=str(label),
                           args=[{"visible": visible}, {"title.text": frame_title}]))
-    fig.update_layout(title=first.layout.title.text or title,
-                      sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{slider_label}: "),
+    fig.update_layout(title_text=first.layout.title.text or wrap_title(title))
+    if menu:
+        for step in steps:
+            step["label"] = step["label"] if len(step["label"]) <= 44 else step["label"][:43].rstrip() + "…"
+        top = fig.layout.margin.t or 20
+        fig.update_layout(margin_t=top + 45, title_y=1.0, title_yref="paper", title_yanchor="bottom",
+                          title_pad_b=8, updatemenus=[dict(type="dropdown", buttons=steps, active=active, x=0,
+                                                           xanchor="left", y=1.0, yanchor="bottom",
+                                                           pad=dict(b=top + 6), showactive=True)])
+        return fig
+    fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{slider_label}: "),
                                     pad=dict(t=40))])
     fig.update_layout(height=(first.layout.height or 380) + 60)
     return fig

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from ._plumbing import Blitter
 from .basic import slider_figure
 
+LABEL_GAP = 10.5  # points between two labelled nodes of one step: an 8-point label's height and a little air
 STYLE = {  # status -> (legend name, colour, symbol)
     "kept": ("kept in the beam", "#1f77b4", "circle"),
     "finished": ("finished (eos) or cut at max_len", "#2ca02c", "square"),
@@ -176,6 +177,7 @@ def _tree_artists(ax, nodes, labels, best) -> list:
         artists += ax.plot([n["step"] for n in path], [y[n["id"]] for n in path], color="#ff7f0e", lw=3, zorder=2,
                            scalex=False, scaley=False)
     above = offset_copy(ax.transData, fig=ax.figure, y=6, units="points")
+    labelled = []
     for status, (_, colour, symbol) in STYLE.items():
         group = [n for n in nodes if (n["status"] in ("finished", "cut") if status == "finished"
                                       else n["status"] == status or (status == "kept" and n["status"] == "root"))]
@@ -183,9 +185,17 @@ def _tree_artists(ax, nodes, labels, best) -> list:
             continue
         artists.append(ax.scatter([n["step"] for n in group], [y[n["id"]] for n in group], c=colour,
                                   marker=_MARKERS[symbol], zorder=3, s=40 if status != "pruned" else 25))
-        for n in group if status != "pruned" else ():  # pruned candidates unlabelled: faster, less clutter
-            artists.append(ax.text(n["step"], y[n["id"]], str(labels[n["token"]]), transform=above, ha="center",
-                                   va="bottom", fontsize=8))
+        labelled += [] if status == "pruned" else group  # pruned candidates unlabelled: faster, less clutter
+    # a label sits above its node; where two nodes of a step lie closer than a line of text, only the upper
+    # one (the better hypothesis) is labelled, so no two labels overprint (hovering the plotly tree shows all)
+    points_per_unit = abs(ax.transData.transform((0, 1))[1] - ax.transData.transform((0, 0))[1]) * 72 / ax.figure.dpi
+    last_at: dict[int, float] = {}
+    for n in sorted(labelled, key=lambda n: (n["step"], y[n["id"]])):
+        if (y[n["id"]] - last_at.get(n["step"], -1e9)) * points_per_unit < LABEL_GAP:
+            continue
+        last_at[n["step"]] = y[n["id"]]
+        artists.append(ax.text(n["step"], y[n["id"]], str(labels[n["token"]]), transform=above, ha="center",
+                               va="bottom", fontsize=8))
     return artists
 
 

@@ -25,6 +25,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import config
+from .heads import to_bertviz
+
 ASSETS = Path(__file__).with_name("bertviz_js")
 SCRIPTS = {"require": "require.js", "d3": "d3.min.js", "jquery": "jquery.min.js"}
 INSTALL_HINT = "bertviz is not installed here: pip install bertviz, then run this cell again."
@@ -33,6 +36,11 @@ _REQUIRE_TAG = re.compile(r'<script src="https?://[^"]*/require\.js/[^"]*"></scr
 _PATH = {name: re.compile(rf"""(\b{name}\s*:\s*)(['"])https?://[^'"]*/{name}/[^'"]*\2""") for name in ("d3", "jquery")}
 # bertviz's template fills its marker twice, once inside a comment: a second, dead copy of every weight
 _COMMENT_COPY = re.compile(r"// HACK: \{\"attention\".*$", re.MULTILINE)
+# the model view draws its grid 970 px wide, whatever the page: in the book's text column (about 700 px) a
+# third of the heads fell off the right edge. The width becomes the view's own container's, so every head shows.
+_MODEL_VIEW_WIDTH = "const DIV_WIDTH = 970;"
+_FITTED_WIDTH = ("const DIV_WIDTH = Math.max(320, Math.min(970, (document.getElementById(params['root_div_id'])"
+                 " || {}).clientWidth || 970));")
 
 
 class Message:
@@ -78,8 +86,6 @@ def script_sources(mode: str | None = None) -> tuple[str, dict[str, str]]:
     "inline" (a live kernel: everything inside the output) or "book" (the book's ``_static/bertviz/``,
     relative to the page of the notebook being executed). The default is "book" while the book is
     built and "inline" otherwise."""
-    from .. import config
-
     mode = mode or ("book" if config.BOOK else "inline")
     if mode == "book":
         root = _book_root(Path.cwd())
@@ -117,9 +123,7 @@ def localise(page: str, mode: str | None = None) -> str:
 
 def _bertviz_input(attentions, tokens: Sequence[str]) -> list:
     """Checked (1, heads, T, T) float64 tensors, one per layer, rounded to 3 decimals."""
-    import torch
-
-    from .heads import to_bertviz
+    import torch   # here, not at the top: importing seqviz.viz stays free of torch
 
     layers = to_bertviz(attentions, list(tokens))
     first = tuple(layers[0].shape)
@@ -154,7 +158,10 @@ def bertviz_head_view(attentions, tokens: Sequence[str], *, sentence_b_start: in
 
 def bertviz_model_view(attentions, tokens: Sequence[str], *, sentence_b_start: int | None = None,
                        mode: str | None = None, **kwargs):
-    """``bertviz.model_view(...)``: every layer and head as a grid of thumbnails; as :func:`bertviz_head_view`."""
+    """``bertviz.model_view(...)``: every layer and head as a grid of thumbnails; as :func:`bertviz_head_view`.
+
+    The grid takes the width of the view's container (at most bertviz's 970 px, at least 320 px), so all the
+    heads fit in the book's text column and on a phone."""
     return _view("model_view", attentions, tokens, sentence_b_start, mode, kwargs)
 
 
@@ -167,4 +174,10 @@ def _view(name, attentions, tokens, sentence_b_start, mode, kwargs):
     if draw is None:
         return Message(INSTALL_HINT)
     page = draw(layers, list(tokens), sentence_b_start=sentence_b_start, html_action="return", **kwargs)
-    return BertvizView(localise(page.data, mode), name)
+    page = localise(page.data, mode)
+    if name == "model_view":
+        if _MODEL_VIEW_WIDTH not in page:
+            raise ValueError("expected bertviz's model view to set its width with 'const DIV_WIDTH = 970;': this "
+                             "bertviz writes its HTML differently")
+        page = page.replace(_MODEL_VIEW_WIDTH, _FITTED_WIDTH, 1)
+    return BertvizView(page, name)

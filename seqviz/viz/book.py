@@ -6,6 +6,11 @@ While the book is built (``SEQVIZ_BOOK=1``, set by ``make book``; :data:`seqviz.
 makes plotly draw every figure as HTML that expects one site-wide copy of plotly.js, which the
 book serves itself; anywhere else (Jupyter, Colab, the tests) it does nothing, so plotly keeps
 its own default there. :func:`book_html` is that HTML for one figure (a live view's still).
+
+On a narrow screen (a phone: the figure under 560 px wide) each figure rearranges itself once drawn
+(:data:`NARROW_SCRIPT`): a title too long for the width wraps onto more lines instead of running off the
+right edge, and a legend on the right moves under the plot instead of squeezing it. Back on a wide
+screen the figure's own layout returns.
 """
 
 from __future__ import annotations
@@ -13,18 +18,65 @@ from __future__ import annotations
 import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
+from .. import config
+from . import _language  # a module, not its names: _language reads RENDERER from here
+
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 RENDERER = "seqviz_book"
+# runs after each figure is drawn; plotly fills in {plot_id}
+NARROW_SCRIPT = """
+(function () {
+  var gd = document.getElementById('{plot_id}');
+  if (!gd || !window.Plotly || !gd.layout) return;
+  var layout = gd.layout, title = (layout.title && layout.title.text) || '';
+  var wide = {title: title, top: (layout.margin || {}).t, legend: JSON.parse(JSON.stringify(layout.legend || {}))};
+  var sliders = (layout.sliders || []).length > 0, narrow = null;
+  function wrap(text, chars) {
+    var lines = [], line = '';
+    text.split(' ').forEach(function (word) {
+      if (line && (line + ' ' + word).length > chars) { lines.push(line); line = word; }
+      else { line = line ? line + ' ' + word : word; }
+    });
+    if (line) lines.push(line);
+    return lines;
+  }
+  function fit() {
+    var now = gd.clientWidth > 0 && gd.clientWidth < 560;
+    if (now === narrow) return;
+    narrow = now;
+    var update = {};
+    if (now) {
+      var chars = Math.max(18, Math.floor((gd.clientWidth - 40) / 9));
+      if (title.length > chars && title.indexOf('<br>') < 0) {
+        var lines = wrap(title, chars);
+        update['title.text'] = lines.join('<br>');
+        update['margin.t'] = (wide.top || 50) + 20 * (lines.length - 1);
+      }
+      var shown = gd.data.filter(function (t) { return t.showlegend !== false && t.name; }).length;
+      if (!sliders && shown > 1 && layout.showlegend !== false && wide.legend.orientation !== 'h') {
+        update['legend.orientation'] = 'h';
+        update['legend.x'] = 0; update['legend.xanchor'] = 'left';
+        update['legend.y'] = -0.3; update['legend.yanchor'] = 'top';
+      }
+    } else {
+      update['title.text'] = wide.title;
+      update['margin.t'] = wide.top;
+      update.legend = wide.legend;
+    }
+    if (Object.keys(update).length) window.Plotly.relayout(gd, update);
+  }
+  fit();
+  window.addEventListener('resize', fit);
+})();
+"""
 
 
 def book_html(figure) -> str:
     """A plotly figure (or its dict) as the book's HTML: a ``div`` and a script, no plotly.js, no MathJax; its
     labels in the book's language (:func:`seqviz.book.set_language`)."""
-    from ._language import localize_figure
-
-    fig_dict = localize_figure(figure.to_dict() if hasattr(figure, "to_dict") else figure)
+    fig_dict = _language.localize_figure(figure.to_dict() if hasattr(figure, "to_dict") else figure)
     return pio.to_html(fig_dict, include_plotlyjs=False, include_mathjax=False, full_html=False,
-                       validate=False, config=PLOTLY_CONFIG, default_width="100%")
+                       validate=False, config=PLOTLY_CONFIG, default_width="100%", post_script=NARROW_SCRIPT)
 
 
 class BookRenderer(MimetypeRenderer):
@@ -44,8 +96,6 @@ def use_book_renderer(force: bool = False) -> bool:
     Returns whether it did. Outside a book build it changes nothing, so a chapter can call
     it unconditionally: in Jupyter and Colab plotly keeps its own renderer.
     """
-    from .. import config
-
     if not (force or config.BOOK):
         return False
     pio.renderers[RENDERER] = BookRenderer()

@@ -1,126 +1,291 @@
-"""Schematics of the models, drawn once with matplotlib: no data, no live view.
+"""Schematics of the recurrent models, drawn once with matplotlib: no data, no live view.
 
 - :func:`loop_diagram`: the recurrent cell folded (a loop) and unrolled (one copy per token, the
-  same weights): chapter 2's one picture of "the same weights";
-- :func:`lstm_cell_diagram`: one LSTM step, the cell state drawn as a conveyor belt (chapter 4).
+  same weights): chapter 2's picture of "the same weights";
+- :func:`io_patterns_diagram`: what goes in and what comes out, one to many, many to one, many to many
+  (the patterns of Karpathy's "The Unreasonable Effectiveness of Recurrent Neural Networks"; chapter 2);
+- :func:`lstm_cell_diagram`: one LSTM step, the cell state drawn as a conveyor belt across the top and the
+  note with the input along the bottom (after Olah's "Understanding LSTM Networks"); ``highlight`` picks
+  the part a walk-through is at, ``variant`` draws the peephole and coupled-gate variants (chapter 4);
+- :func:`gru_cell_diagram`: one GRU step in PyTorch's convention, ``h_t = (1 - z) * n + z * h_{t-1}``
+  (chapter 4).
+
+Every text sits in its own space: the book's test draws each figure and fails on overlapping or clipped text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+GATE, SQUASH, NOTE = "#cfe2f3", "#f4cccc", "#fde9a9"  # sigmoid boxes, tanh boxes, the recurrent cell
+INK, FADED, BELT = "#333333", "#c8c8c8", "#e6a23c"
+
+
+class _Sketch:
+    """A figure in data units with boxes, round nodes and wires; parts outside ``lit`` are drawn faded."""
+
+    def __init__(self, size, xlim, ylim, lit=None):
+        import matplotlib.pyplot as plt
+
+        # Made by pyplot, so that a notebook's inline backend knows how to show it, then closed at once: the
+        # notebook shows it once, as the cell's value, and nothing is left open.
+        self.fig = plt.figure(figsize=size)
+        plt.close(self.fig)
+        self.ax = self.fig.add_axes((0, 0, 1, 1))
+        self.ax.set(xlim=xlim, ylim=ylim)
+        self.ax.set_axis_off()
+        self.lit = lit
+
+    def on(self, part):
+        return self.lit is None or part in self.lit
+
+    def box(self, x, y, text, color, part=None, w=0.9, h=0.56, size=12):
+        from matplotlib.patches import FancyBboxPatch
+
+        on = self.on(part)
+        self.ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.03",
+                                         fc=color if on else "#f4f4f4", ec=INK if on else FADED,
+                                         lw=1.6 if on and self.lit else 1.0, zorder=3))
+        self.ax.text(x, y, text, ha="center", va="center", fontsize=size, color=INK if on else FADED, zorder=4)
+
+    def node(self, x, y, text, part=None, r=0.21):
+        from matplotlib.patches import Circle
+
+        on = self.on(part)
+        self.ax.add_patch(Circle((x, y), r, fc="white", ec=INK if on else FADED, lw=1.3, zorder=3))
+        self.ax.text(x, y, text, ha="center", va="center", fontsize=12, color=INK if on else FADED, zorder=4)
+
+    def wire(self, points, part=None, arrow=True, dashed=False, lw=1.4, color=None, zorder=2, bridge=False):
+        """A polyline through ``points``; ``bridge`` draws it over the wires it crosses, with a white margin."""
+        from matplotlib import patheffects
+        from matplotlib.patches import FancyArrowPatch
+        from matplotlib.path import Path
+
+        on = self.on(part)
+        color = (color or INK) if on else FADED
+        path = Path(points, [Path.MOVETO] + [Path.LINETO] * (len(points) - 1))
+        self.ax.add_patch(FancyArrowPatch(path=path, arrowstyle="-|>" if arrow else "-", mutation_scale=12,
+                                          lw=lw, color=color, ls="--" if dashed else "-",
+                                          zorder=zorder + bridge * 0.2, shrinkA=0, shrinkB=0,
+                                          path_effects=[patheffects.withStroke(linewidth=lw + 4, foreground="white"),
+                                                        patheffects.Normal()] if bridge else None))
+
+    def text(self, x, y, text, part=None, size=11, color=None, **kw):
+        kw.setdefault("ha", "center")
+        kw.setdefault("va", "center")
+        self.ax.text(x, y, text, fontsize=size, color=(color or INK) if self.on(part) else FADED, zorder=5, **kw)
+
 
 def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet"), size=(10, 3.0)):
     """The recurrent cell drawn folded (a loop) and unrolled (one copy per token, the same weights)."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
-
     tokens = [str(t) for t in tokens]
     if not tokens:
         raise ValueError("loop_diagram needs at least one token")
-    fig = plt.figure(figsize=size)
-    plt.close(fig)  # not left open in pyplot: a notebook shows it once, as the cell's value
-    ax = fig.subplots()
-    ax.set_axis_off()
-    cell = "#fde9a9"  # the colour of a sticky note: every copy is the same cell
-
-    def box(x, y, text, w=1.0, h=0.62, color=cell):
-        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.04", fc=color, ec="#7a6a1a"))
-        ax.text(x, y, text, ha="center", va="center", fontsize=9)
-
-    def arrow(a, b, **kw):
-        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, lw=1.2, color="#333", **kw))
-
-    # folded: one cell with a loop on itself
-    box(0.6, 1.0, "$W_{xh}, W_{hh}, b$", w=1.25)
-    arrow((0.6, 0.0), (0.6, 0.67))
-    ax.text(0.6, -0.12, "$x_t$", ha="center", va="top", fontsize=10)
-    arrow((0.6, 1.33), (0.6, 1.85))
-    ax.text(0.6, 1.95, "$y_t$", ha="center", va="bottom", fontsize=10)
-    arrow((1.24, 1.18), (1.24, 0.82), connectionstyle="arc3,rad=-1.9")  # the loop: h goes back in
-    ax.text(1.68, 1.0, "$h$", ha="left", va="center", fontsize=10)
-    ax.text(2.15, 1.0, "=", ha="center", va="center", fontsize=20)
-    ax.text(0.6, 2.45, "folded: one cell, a loop", ha="center", fontsize=9, style="italic")
-    # unrolled: one copy per token
     x0, dx = 3.5, 1.55
-    ax.text(2.62, 1.0, "$h_0$", ha="center", va="center", fontsize=10)
+    last = x0 + (len(tokens) - 1) * dx
+    s = _Sketch(size, (-0.4, last + 1.5), (-0.75, 2.7))
+    # folded: one cell with a loop on itself
+    s.box(0.6, 1.0, "$W_{xh}, W_{hh}, b$", NOTE, w=1.25, h=0.62, size=9)
+    s.wire([(0.6, 0.0), (0.6, 0.67)])
+    s.text(0.6, -0.12, "$x_t$", size=10, va="top")
+    s.wire([(0.6, 1.33), (0.6, 1.85)])
+    s.text(0.6, 1.95, "$y_t$", size=10, va="bottom")
+    s.wire([(1.25, 1.15), (1.55, 1.15), (1.55, 0.85), (1.25, 0.85)])  # the loop: h goes back in
+    s.text(1.68, 1.0, "$h$", size=10, ha="left")
+    s.text(2.15, 1.0, "=", size=20)
+    s.text(0.6, 2.45, "folded: one cell, a loop", size=9, style="italic")
+    # unrolled: one copy per token
+    s.text(2.62, 1.0, "$h_0$", size=10)
     for t, token in enumerate(tokens):
         x = x0 + t * dx
-        box(x, 1.0, "same\n$W_{xh}, W_{hh}, b$", w=1.05, h=0.7)
-        arrow((x - dx + 0.55 if t else 2.85, 1.0), (x - 0.55, 1.0))
-        ax.text(x - dx / 2 - 0.02, 1.12, f"$h_{t}$" if t else "", ha="center", fontsize=9)
-        arrow((x, 0.05), (x, 0.63))
-        ax.text(x, -0.05, f"$x_{t + 1}$\n'{token}'", ha="center", va="top", fontsize=9)
-        arrow((x, 1.37), (x, 1.85))
-        ax.text(x, 1.95, f"$y_{t + 1}$", ha="center", va="bottom", fontsize=9)
-    last = x0 + (len(tokens) - 1) * dx
-    arrow((last + 0.55, 1.0), (last + 1.05, 1.0))
-    ax.text(last + 1.1, 1.0, f"$h_{len(tokens)}$", ha="left", va="center", fontsize=10)
-    ax.text((x0 + last) / 2, 2.45, "unrolled: one copy per token, all sharing the same weights",
-            ha="center", fontsize=9, style="italic")
-    ax.set_xlim(-0.4, last + 1.5)
-    ax.set_ylim(-0.75, 2.7)
-    fig.tight_layout()
-    return fig
+        s.box(x, 1.0, "same\n$W_{xh}, W_{hh}, b$", NOTE, w=1.05, h=0.7, size=9)
+        s.wire([(x - dx + 0.55 if t else 2.85, 1.0), (x - 0.55, 1.0)])
+        if t:
+            s.text(x - dx / 2 - 0.02, 1.17, f"$h_{t}$", size=9)
+        s.wire([(x, 0.05), (x, 0.63)])
+        s.text(x, -0.05, f"$x_{t + 1}$\n'{token}'", size=9, va="top")
+        s.wire([(x, 1.37), (x, 1.85)])
+        s.text(x, 1.95, f"$y_{t + 1}$", size=9, va="bottom")
+    s.wire([(last + 0.55, 1.0), (last + 1.05, 1.0)])
+    s.text(last + 1.1, 1.0, f"$h_{len(tokens)}$", size=10, ha="left")
+    s.text((x0 + last) / 2, 2.45, "unrolled: one copy per token, all sharing the same weights", size=9,
+           style="italic")
+    return s.fig
 
 
-def lstm_cell_diagram(size=(9.5, 4.2)):
-    """Matplotlib: one LSTM step, the cell state drawn as a conveyor belt across the top (chapter 4)."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Circle, FancyBboxPatch
+def io_patterns_diagram(size=(10, 3.6)):
+    """Karpathy's input/output patterns: red inputs, green recurrent cells, blue outputs, one panel each."""
+    patterns = [  # (title, example, inputs at step t?, outputs at step t?, steps)
+        ("one to one", "a fixed input:\nno recurrence", [1], [1], 1),
+        ("one to many", "one image in,\na caption out", [1, 0, 0], [1, 1, 1], 3),
+        ("many to one", "a sentence in,\none label out", [1, 1, 1], [0, 0, 1], 3),
+        ("many to many", "read all, then\nwrite: translation", [1, 1, 0, 0], [0, 0, 1, 1], 4),
+        ("many to many", "one output per\ninput: tagging", [1, 1, 1], [1, 1, 1], 3),
+    ]
+    slots = [max(3.3, 0.95 * steps + 0.9) for *_, steps in patterns]
+    s = _Sketch(size, (0, sum(slots) + 0.3), (-2.45, 4.2))
+    for p, (title, example, ins, outs, steps) in enumerate(patterns):
+        centre = 0.3 + sum(slots[:p]) + slots[p] / 2
+        s.text(centre, 3.85, title, size=11, weight="bold")
+        for k in range(steps):
+            x = centre + 0.95 * (k - (steps - 1) / 2)
+            s.box(x, 1.25, "", "#c9e7c0", w=0.6, h=0.6)
+            if ins[k]:
+                s.box(x, 0.05, "", "#f7c6c0", w=0.6, h=0.5)
+                s.wire([(x, 0.32), (x, 0.93)])
+            if outs[k]:
+                s.box(x, 2.45, "", "#c6d9f1", w=0.6, h=0.5)
+                s.wire([(x, 1.57), (x, 2.18)])
+            if k:
+                s.wire([(x - 0.65, 1.25), (x - 0.32, 1.25)])
+        s.text(centre, -0.95, example, size=9, linespacing=1.3)
+    for k, (name, color) in enumerate((("input", "#f7c6c0"), ("recurrent cell", "#c9e7c0"), ("output", "#c6d9f1"))):
+        x = 4.0 + 3.6 * k
+        s.box(x, -2.05, "", color, w=0.45, h=0.35)
+        s.text(x + 0.4, -2.05, name, size=9, ha="left")
+    return s.fig
 
-    fig, ax = plt.subplots(figsize=size, layout="constrained")
-    ax.set(xlim=(0, 10.6), ylim=(-0.55, 4.3), aspect="equal")
-    ax.axis("off")
-    belt, bottom = 3.4, 0.15
-    arrow = dict(arrowstyle="-|>", color="#444", lw=1.3, shrinkA=0, shrinkB=0, mutation_scale=12)
 
-    def line(x0, y0, x1, y1, **kw):
-        ax.annotate("", (x1, y1), (x0, y0), arrowprops={**arrow, **kw})
+_LSTM_PARTS = {  # which parts each step of the walk-through lights up
+    "forget": {"forget", "rail", "belt_in"},
+    "input": {"input", "candidate", "rail"},
+    "cell": {"belt", "belt_in", "forget_mul", "add", "input_mul"},
+    "output": {"output", "show", "rail", "h_out"},
+}
 
-    def box(x, y, text, color):
-        ax.add_patch(FancyBboxPatch((x - 0.42, y - 0.27), 0.84, 0.54, boxstyle="round,pad=0.04", fc=color,
-                                    ec="#333", lw=1))
-        ax.text(x, y, text, ha="center", va="center", fontsize=11)
 
-    def node(x, y, text):
-        ax.add_patch(Circle((x, y), 0.22, fc="white", ec="#333", lw=1.2, zorder=3))
-        ax.text(x, y, text, ha="center", va="center", fontsize=12, zorder=4)
+def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", size=(7.6, 3.9)):
+    """One LSTM step (after Olah's "Understanding LSTM Networks").
 
-    # the belt
-    ax.annotate("", (10.3, belt), (0.2, belt), arrowprops=dict(arrowstyle="-|>", lw=5, color="#e6a23c",
-                                                              mutation_scale=22))
-    ax.text(0.2, belt + 0.32, "$c_{t-1}$", fontsize=12)
-    ax.text(10.0, belt + 0.32, "$c_t$", fontsize=12)
-    ax.text(4.4, belt + 0.55, "cell state: the conveyor belt", fontsize=10, color="#a0661a", ha="center")
-    gates = {"f": (2.6, "$\\sigma$", "#cfe2f3", "forget $f_t$"), "i": (4.4, "$\\sigma$", "#cfe2f3", "input $i_t$"),
-             "g": (5.9, "tanh", "#f4cccc", "candidate $g_t$"), "o": (7.5, "$\\sigma$", "#cfe2f3", "output $o_t$")}
-    gate_y = 1.3
-    for x, text, color, label in gates.values():
-        box(x, gate_y, text, color)
-        ax.text(x, gate_y - 0.5, label, ha="center", va="top", fontsize=9)
-        line(x, bottom, x, gate_y - 0.3)
-    # input rail: [h_{t-1}, x_t] feeds every gate
-    ax.plot([0.2, 7.5], [bottom, bottom], color="#444", lw=1.3)
-    ax.text(0.2, bottom - 0.35, "$h_{t-1}$ and $x_t$", fontsize=11)
-    # forget: multiply the belt
-    node(2.6, belt, "×")
-    line(2.6, gate_y + 0.3, 2.6, belt - 0.22)
-    # input and candidate: multiply, then add onto the belt
-    node(5.15, 2.45, "×")
-    line(4.4, gate_y + 0.3, 5.0, 2.3)
-    line(5.9, gate_y + 0.3, 5.3, 2.3)
-    node(5.15, belt, "+")
-    line(5.15, 2.67, 5.15, belt - 0.22)
-    # output: tanh of the belt, times the output gate, is h_t
-    box(8.7, 2.45, "tanh", "#f4cccc")
-    line(8.7, belt, 8.7, 2.75)
-    node(8.7, 1.3, "×")
-    line(8.7, 2.18, 8.7, 1.52)
-    line(7.92, gate_y, 8.48, 1.3)
-    line(8.92, 1.3, 10.3, 1.3)
-    ax.text(9.75, 1.45, "$h_t$", fontsize=12)
-    ax.text(3.4, 2.55, "keep", fontsize=9, color="#555", ha="center")
-    ax.text(6.05, 2.9, "write", fontsize=9, color="#555", ha="center")
-    ax.text(9.3, 2.0, "show", fontsize=9, color="#555", ha="left")
-    return fig
+    The cell state runs along the top like a conveyor belt; the previous note $h_{t-1}$ and the input $x_t$
+    are joined, $[h_{t-1}, x_t]$, along the bottom and read by all four boxes. ``highlight`` is one of
+    ``"forget"``, ``"input"``, ``"cell"``, ``"output"`` (the steps of a walk-through: the rest is drawn faded)
+    or None. ``variant``: ``"standard"``, ``"peephole"`` (the gates also read the cell state; Gers and
+    Schmidhuber, 2000) or ``"coupled"`` (the input gate is $1 - f_t$: write exactly what is forgotten).
+    """
+    if highlight is not None and highlight not in _LSTM_PARTS:
+        raise ValueError(f"highlight must be one of {sorted(_LSTM_PARTS)} or None, got {highlight!r}")
+    if variant not in ("standard", "peephole", "coupled"):
+        raise ValueError(f"variant must be 'standard', 'peephole' or 'coupled', got {variant!r}")
+    s = _Sketch(size, (-0.9, 11.2), (-0.95, 5.35), lit=None if highlight is None else _LSTM_PARTS[highlight])
+    from matplotlib.patches import FancyBboxPatch
+
+    s.ax.add_patch(FancyBboxPatch((0.7, 0.35), 9.0, 4.35, boxstyle="round,pad=0.05", fc="#f7f7f7", ec="#999999",
+                                  lw=1, zorder=0))
+    belt, gate_y, rail = 4.05, 2.0, 0.95
+    xf, xi, xg, xo, xs = 2.3, 3.9, 5.3, 6.9, 8.3  # forget, input, candidate, output boxes; the "show" column
+    lit = s.on("belt")
+    s.wire([(-0.6, belt), (10.8, belt)], part="belt", lw=5 if lit and s.lit else 4, color=BELT, zorder=2.5)
+    s.text(-0.6, belt + 0.35, "$c_{t-1}$", ha="left", size=13, part="belt_in")
+    s.text(10.8, belt + 0.35, "$c_t$", ha="right", size=13, part="belt")
+    s.text(5.2, belt + 0.5, "cell state: the conveyor belt", part="belt", size=10, color="#a0661a")
+    # the bottom: h_{t-1} from the left, x_t from below, joined and read by every box
+    s.wire([(-0.6, rail), (xo, rail)], part="rail", arrow=False)
+    s.text(-0.6, rail - 0.35, "$h_{t-1}$", ha="left", size=13, part="rail")
+    s.wire([(1.4, -0.75), (1.4, rail)], part="rail", arrow=False)
+    s.text(1.55, -0.6, "$x_t$", ha="left", size=13, part="rail")
+    s.text(0.05, rail + 0.38, "$[h_{t-1}, x_t]$", ha="left", size=10, part="rail")
+    gates = [("forget", xf, "$\\sigma$", GATE, "$f_t$"), ("input", xi, "$\\sigma$", GATE, "$i_t$"),
+             ("candidate", xg, "tanh", SQUASH, "$g_t$"), ("output", xo, "$\\sigma$", GATE, "$o_t$")]
+    if variant == "coupled":
+        gates.pop(1)
+    for part, x, text, color, name in gates:
+        s.wire([(x, rail), (x, gate_y - 0.3)], part=part)
+        s.box(x, gate_y, text, color, part=part)
+        s.text(x + 0.12, gate_y + 0.5, name, ha="left", size=11, part=part)
+    names = {"forget": "forget\ngate", "input": "input\ngate", "candidate": "candidate",
+             "output": "output\ngate"}
+    for part, x, *_ in gates:
+        s.text(x, -0.45, names[part], size=9, part=part, linespacing=1.0)
+    # keep: f times the belt
+    s.wire([(xf, gate_y + 0.3), (xf, belt - 0.22)], part="forget")
+    s.node(xf, belt, "×", part="forget_mul" if highlight == "cell" else "forget")
+    # write: i times g, added onto the belt
+    xm = (xi + xg) / 2 if variant != "coupled" else xg - 0.6
+    s.node(xm, 3.1, "×", part="input_mul" if highlight == "cell" else "input")
+    if variant == "coupled":
+        s.node(xi, 3.1, "1−", part="forget")
+        s.wire([(xf, 3.1), (xi - 0.22, 3.1)], part="forget")
+        s.wire([(xi + 0.22, 3.1), (xm - 0.22, 3.1)], part="forget")
+    else:
+        s.wire([(xi, gate_y + 0.3), (xi, 3.1), (xm - 0.22, 3.1)], part="input")
+    s.wire([(xg, gate_y + 0.3), (xg, 3.1), (xm + 0.22, 3.1)], part="candidate")
+    s.wire([(xm, 3.32), (xm, belt - 0.22)], part="input")
+    s.node(xm, belt, "+", part="add" if highlight == "cell" else "input")
+    # show: tanh of the belt, times o, is the new note h_t
+    s.wire([(xs, belt), (xs, 3.25)], part="show")
+    s.box(xs, 2.95, "tanh", SQUASH, part="show", w=0.8, h=0.5, size=11)
+    s.wire([(xs, 2.7), (xs, gate_y + 0.22)], part="show")
+    s.node(xs, gate_y, "×", part="show")
+    s.wire([(xo + 0.45, gate_y), (xs - 0.22, gate_y)], part="output")
+    s.wire([(xs, gate_y - 0.22), (xs, rail), (10.8, rail)], part="h_out")
+    s.text(10.8, rail - 0.35, "$h_t$", ha="right", size=13, part="h_out")
+    s.wire([(9.3, rail), (9.3, 5.2)], part="h_out")
+    s.text(9.45, 5.05, "$h_t$", ha="left", size=13, part="h_out")
+    if variant == "peephole":
+        peep = dict(dashed=True, color="#a0661a", bridge=True)  # f and i read c_{t-1}; o reads c_t
+        s.wire([(1.3, belt), (1.3, 3.5), (xf - 0.3, 3.5), (xf - 0.3, gate_y + 0.3)], **peep)
+        s.wire([(1.3, 3.5), (1.3, 3.5), (xi - 0.3, 3.5), (xi - 0.3, gate_y + 0.3)], **peep)
+        s.wire([(xo - 0.3, belt), (xo - 0.3, gate_y + 0.3)], **peep)
+        s.text(6.0, 3.0, "peepholes", size=9, color="#a0661a")
+    if variant == "coupled":
+        s.text(xi, 2.45, "$1 - f_t$", size=10, part="forget")
+    return s.fig
+
+
+_GRU_PARTS = {"reset": {"reset", "rail", "reset_mul", "candidate"}, "update": {"update", "keep", "take", "rail"}}
+
+
+def gru_cell_diagram(highlight: str | None = None, size=(7.6, 3.9)):
+    """One GRU step in PyTorch's convention: $h_t = (1 - z_t) \\odot n_t + z_t \\odot h_{t-1}$.
+
+    The note runs along the top (there is no separate belt); the reset gate $r_t$ decides how much of the
+    past the candidate $n_t$ sees, the update gate $z_t$ mixes the old note and the candidate. ``highlight``:
+    ``"reset"``, ``"update"`` or None.
+    """
+    if highlight is not None and highlight not in _GRU_PARTS:
+        raise ValueError(f"highlight must be one of {sorted(_GRU_PARTS)} or None, got {highlight!r}")
+    s = _Sketch(size, (-0.9, 11.2), (-0.95, 5.35), lit=None if highlight is None else _GRU_PARTS[highlight])
+    from matplotlib.patches import FancyBboxPatch
+
+    s.ax.add_patch(FancyBboxPatch((0.7, 0.35), 9.0, 4.35, boxstyle="round,pad=0.05", fc="#f7f7f7", ec="#999999",
+                                  lw=1, zorder=0))
+    top, gate_y, rail = 4.05, 2.0, 0.95
+    xr, xz, xn, xk, xa = 2.6, 4.2, 7.2, 5.6, 8.4  # reset, update, candidate; the keep and add columns
+    s.wire([(-0.6, top), (10.8, top)], part="keep", lw=2.2)
+    s.text(-0.6, top + 0.35, "$h_{t-1}$", ha="left", size=13, part="keep")
+    s.text(10.8, top + 0.35, "$h_t$", ha="right", size=13, part="take")
+    s.text(3.3, top + 0.5, "the note: memory and output in one", size=10, color="#555555")
+    # h_{t-1} comes down to join x_t on the rail that every box reads
+    s.wire([(1.0, top), (1.0, rail), (xz, rail)], part="rail", arrow=False)
+    s.wire([(1.4, -0.75), (1.4, rail)], part="rail", arrow=False)
+    s.text(1.55, -0.6, "$x_t$", ha="left", size=13, part="rail")
+    for part, x, name, label in (("reset", xr, "$r_t$", "reset\ngate"), ("update", xz, "$z_t$", "update\ngate")):
+        s.wire([(x, rail), (x, gate_y - 0.3)], part=part)
+        s.box(x, gate_y, "$\\sigma$", GATE, part=part)
+        s.text(x - 0.12, gate_y + 0.5, name, ha="right", size=11, part=part)
+        s.text(x, -0.45, label, size=9, part=part, linespacing=1.0)
+    # reset: r scales what the candidate sees of the past
+    s.wire([(xr, gate_y + 0.3), (xr, 2.98)], part="reset")
+    s.node(xr, 3.2, "×", part="reset_mul")
+    s.wire([(xr, top), (xr, 3.42)], part="reset_mul")
+    s.wire([(xr + 0.22, 3.2), (6.6, 3.2), (6.6, gate_y + 0.1), (xn - 0.45, gate_y + 0.1)], part="reset_mul",
+           bridge=True)
+    s.wire([(1.4, rail), (1.4, 0.62), (6.6, 0.62), (6.6, gate_y - 0.1), (xn - 0.45, gate_y - 0.1)],
+           part="candidate")
+    s.box(xn, gate_y, "tanh", SQUASH, part="candidate")
+    s.text(xn, gate_y - 0.52, "$n_t$", size=11, part="candidate")
+    s.text(xn, -0.45, "candidate", size=9, part="candidate")
+    # update: z keeps the old note, 1 - z takes the candidate
+    s.wire([(xz, gate_y + 0.3), (xz, 2.75), (xk, 2.75), (xk, top - 0.22)], part="keep")
+    s.node(xk, top, "×", part="keep")
+    s.wire([(xk, 2.75), (xa - 0.9, 2.75)], part="take")
+    s.node(xa - 0.68, 2.75, "1−", part="take")
+    s.wire([(xa - 0.46, 2.75), (xa - 0.22, 2.75)], part="take")
+    s.node(xa, 2.75, "×", part="take")
+    s.wire([(xn + 0.45, gate_y), (xa, gate_y), (xa, 2.53)], part="candidate")
+    s.wire([(xa, 2.97), (xa, top - 0.22)], part="take")
+    s.node(xa, top, "+", part="take")
+    s.wire([(9.3, top), (9.3, 5.2)], part="keep")
+    s.text(9.45, 5.05, "$h_t$", ha="left", size=13, part="keep")
+    return s.fig

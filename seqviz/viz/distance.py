@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._plumbing import as_array
+from .basic import readable_layout
 
 
 def accuracy_vs_distance_figure(distances: Sequence[int], accuracies: Mapping[str, Sequence[float]], *,
@@ -56,10 +57,10 @@ def accuracy_vs_distance_figure(distances: Sequence[int], accuracies: Mapping[st
         fig.add_trace(go.Scatter(x=[x.min(), x.max()], y=[chance, chance], mode="lines", name="chance",
                                  line=dict(color="gray", dash="dash", width=1),
                                  hovertemplate=f"chance {chance:.1%}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title=ylabel, height=height,
+    fig.update_layout(xaxis_title=xlabel, yaxis_title=ylabel, height=height,
                       yaxis=dict(range=[0, 1.05], tickformat=".0%"), xaxis=dict(dtick=1),
-                      margin=dict(l=60, r=20, t=50 if title else 20, b=50))
-    return fig
+                      margin=dict(l=60, r=20, b=50))
+    return readable_layout(fig, title)
 
 
 def accuracy_spread_figure(distances: Sequence[int], runs: Mapping[str, object], *, chance: float | None = 0.5,
@@ -99,7 +100,6 @@ def accuracy_spread_figure(distances: Sequence[int], runs: Mapping[str, object],
     if chance is not None:
         fig.add_trace(go.Scatter(x=[x.min(), x.max()], y=[chance, chance], mode="lines", name="chance",
                                  line=dict(color="black", dash="dot", width=1), hoverinfo="skip"))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title="test accuracy", height=height,
-                      yaxis=dict(range=[0.4, 1.02], tickformat=".0%"), margin=dict(l=60, r=20, t=50 if title else 20,
-                                                                                     b=50))
-    return fig
+    fig.update_layout(xaxis_title=xlabel, yaxis_title="test accuracy", height=height,
+                      yaxis=dict(range=[0.4, 1.02], tickformat=".0%"), margin=dict(l=60, r=20, b=50))
+    return readable_layout(fig, title)

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from ._plumbing import Blitter, as_array, plain_log_axis
+from ._plumbing import Blitter, as_array, check_series, plain_log_axis
+from .basic import log_dtick, readable_layout
 
 
 def _decay_axes(fig, titled: bool):
@@ -98,26 +99,29 @@ def decay_figure(series: Mapping[str, tuple], guides: Mapping[str, tuple] | None
     units fixes the axis, so that slider frames share one scale. Chapter 3 uses it for
     ||dL/dh_t|| against t and for the norms of Jacobian products.
     """
-    if not series:
-        raise ValueError("decay_figure() needs at least one series {label: (x, y)}")
+    check_series(series, "decay_figure()")
+    if guides is not None:
+        check_series(guides, "decay_figure()'s guides")
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
     fig = go.Figure()
+    drawn = []
     for kind, entries in (("measured", series), ("guide", guides or {})):
         for i, (label, (x, y)) in enumerate(entries.items()):
             x, y = as_array(x), as_array(y)
             if x.shape != y.shape:
                 raise ValueError(f"{kind} {label!r}: x has {x.size} points but y has {y.size}")
             y = np.where(np.isfinite(y) & (y > 0), y, np.nan)
+            drawn.append(y)
             line = dict(color=colours[i % len(colours)], width=2 if kind == "measured" else 1.5,
                         dash="solid" if kind == "measured" else "dash")
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=label, line=line,
                                      hovertemplate=f"{label}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title=ylabel, height=height,
-                      margin=dict(l=60, r=20, t=50 if title else 20, b=50))
-    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_layout(xaxis_title=xlabel, yaxis_title=ylabel, height=height, margin=dict(l=60, r=20, b=50))
+    readable_layout(fig, title, legend=len(fig.data) > 1)
+    fig.update_yaxes(type="log", exponentformat="power", dtick=log_dtick(*drawn))
     if y_range is not None:
         low, high = y_range
         if not 0 < low < high:
             raise ValueError(f"y_range must be (low, high) with 0 < low < high, got {y_range!r}")
-        fig.update_yaxes(range=[np.log10(low), np.log10(high)])
+        fig.update_yaxes(range=[np.log10(low), np.log10(high)], dtick=log_dtick([low, high]))
     return fig

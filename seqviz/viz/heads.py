@@ -90,10 +90,16 @@ def head_view_figure(attentions, tokens: Sequence[str], query_tokens: Sequence[s
                    for i, arr in enumerate(layers)]
     head_steps = [dict(method="restyle", label=name, args=[{"visible": [j == h for j in traces]}, traces])
                   for h, name in enumerate(head_names)]
-    height = height or max(320, 26 * Tq + 220)
+    # the keys are written along the top, their axis title above them, and the figure's title above that: the
+    # top margin holds all three (the title sits at the top of the figure, never on the axis title)
+    longest = max(map(len, keys), default=1)
+    top = 48 + (34 if title else 0) + (6 * longest if longest > 6 else 0)
+    height = height or max(320, 26 * Tq + top + 120)
     fig.update_layout(
-        title=title, height=height, margin=dict(l=80, r=20, t=50 if title else 20, b=150),
-        xaxis=dict(title="key (attended to)", side="top", tickmode="array", tickvals=x, ticktext=keys),
+        title=dict(text=title, x=0.01, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=10)),
+        height=height, margin=dict(l=80, r=20, t=top, b=110),
+        xaxis=dict(title=dict(text="key (attended to)", standoff=6), side="top", tickmode="array", tickvals=x,
+                   ticktext=keys),
         yaxis=dict(title="query (attending)", autorange="reversed", tickmode="array", tickvals=y, ticktext=queries),
         sliders=[dict(active=layer, steps=layer_steps, currentvalue=dict(prefix="layer: "), y=0, pad=dict(t=10),
                       len=0.45, x=0.0),
@@ -137,20 +143,29 @@ class HeadsCanvas:
             raise ValueError(f"the head view needs self-attention over the tokens: weights are ({T} queries x "
                              f"{T_keys} keys) for {len(self.tokens)} tokens")
         self.means = self.layers.mean(1)  # (L, T, T)
-        side = min(max(3.2, 0.32 * T + 1.6), 9.0)
-        self.fig = Figure(figsize=(side + 1.3, side), dpi=dpi)
-        ax = self.fig.add_axes((0.2, 0.04, 0.62, 0.74))
+        # the margins (inches) follow the longest token, so the slanted key labels and the axis labels stay inside
+        size = 9 if T <= 24 else 6
+        char = 0.6 * size / 72  # inches per character, roughly
+        longest = max(map(len, self.tokens), default=1)
+        side = min(max(2.6, 0.3 * T), 7.0)  # the heatmap
+        title_h, label_h = 0.32, 0.22  # the title line; an axis label's line
+        top = title_h + label_h + char * longest * np.sin(np.radians(60)) + 0.2
+        left = label_h + char * longest + 0.15
+        right = 0.25 + 0.12 + 0.65  # gap, colour bar, its ticks and its label
+        width, height = left + side + right, top + side + 0.12
+        self.fig = Figure(figsize=(width, height), dpi=dpi)
+        ax = self.fig.add_axes((left / width, 0.12 / height, side / width, side / height))
         self.image = ax.imshow(self.layers[0, 0], cmap="Blues", vmin=0, vmax=1, interpolation="nearest",
                                aspect="auto")
-        size = 9 if T <= 24 else 6
         pad = label_columns(ax, self.tokens, top=True, rotation=60, ha="left", fontsize=size)
         ax.xaxis.set_label_position("top")
         ax.set_xlabel("key (attended to)", fontsize=9, labelpad=pad)
         ax.set_ylabel("query (attending)", fontsize=9, labelpad=label_rows(ax, self.tokens, fontsize=size))
         # the colour bar in fixed axes: a third of the time of fitting it beside the heatmap
-        bar = self.fig.colorbar(self.image, cax=self.fig.add_axes((0.85, 0.04, 0.03, 0.74)))
+        bar_axes = self.fig.add_axes(((left + side + 0.25) / width, 0.12 / height, 0.12 / width, side / height))
+        bar = self.fig.colorbar(self.image, cax=bar_axes)
         bar.set_label("weight", fontsize=9)
-        self.title = self.fig.suptitle("", fontsize=10, x=0.02, ha="left")
+        self.title = self.fig.suptitle("", fontsize=10, x=0.02, y=1 - 0.06 / height, ha="left", va="top")
         self.blitter = Blitter(self.fig, [self.image, self.title])
 
     def show(self, layer: int, head: int | None):

@@ -1,11 +1,11 @@
 """The live-view machinery: controls on top, a picture below that is redrawn on every change.
 
 - :class:`LiveView` and :func:`live`: any ``render(**values)`` behind ipywidgets controls, timed;
-- :func:`sentence_view`: a sentence box and a token slider over a per-sentence canvas (chapters 2 and 4);
-- :func:`require_known_words`: a friendly ``ValueError`` for words a model has never seen (chapters 2 and 4).
+- :func:`require_known_words`: a friendly ``ValueError`` for words a model has never seen (chapters 1, 3, 5, 10).
 
-Every chapter's live views (chapters 1 to 10) are built on :func:`live`; the view families
-(:mod:`.sticky_note`, :mod:`.gates`, :mod:`.heads` ...) supply the pictures.
+The kernel-side live views of chapters 1, 3, 5 and 10 are built on :func:`live`; the view families
+(:mod:`.predictions`, :mod:`.gradients`, :mod:`.beams` ...) supply the pictures. The views of chapters 2, 4,
+4b and 6-9 run in the page itself instead (:mod:`seqviz.web`), with a still from this package for print.
 
 Every live view has a static counterpart (a plotly slider figure) that the book shows.
 While the book is built (``seqviz.BOOK``), a view displays a still of its first picture
@@ -25,6 +25,7 @@ import ipywidgets as widgets
 from .. import config
 from ..book import translate
 from ._plumbing import figure_png
+from .book import book_html
 
 STILL_NOTE = ("A still of a live view: run this chapter in Colab or Jupyter (the rocket icon at the top) "
               "to move its controls.")
@@ -131,8 +132,6 @@ def _still_html(figure, data: dict) -> str:
     if "image/png" in data:
         return f"<img alt='live view' src='data:image/png;base64,{data['image/png']}'/>"
     if hasattr(figure, "to_plotly_json"):
-        from .book import book_html
-
         return book_html(figure)
     return data.get("text/html") or f"<pre>{html.escape(data.get('text/plain', ''))}</pre>"
 
@@ -140,56 +139,6 @@ def _still_html(figure, data: dict) -> str:
 def live(render: Callable, title: str = "", max_words: int = 100, **controls: widgets.Widget) -> LiveView:
     """``live(render, sentence=widgets.Text(...), step=widgets.IntSlider(...))``."""
     return LiveView(render, controls, title, max_words)
-
-
-def sentence_view(read: Callable, sentence: str, *, slider: str, description: str, span: Callable,
-                  title: str = "", continuous_update: bool = True, max_words: int = 100) -> LiveView:
-    """A live view with a sentence box and a token slider (chapters 2 and 4).
-
-    ``read(text)`` turns a sentence into a canvas with ``.tokens`` and ``.show(position)``
-    (a ``ValueError`` from it, an unknown word say, is shown as a message); only the latest
-    sentence's canvas is kept, so moving the slider just redraws. ``span(n)`` gives the
-    slider's ``(min, max, value)`` for a sentence of ``n`` tokens. The control names are
-    ``sentence`` and ``slider``.
-    """
-    if not callable(read):
-        raise ValueError(f"read must be a function sentence -> canvas, got {type(read).__name__}")
-    cache: dict = {}
-
-    def canvas(text):
-        if len(text.split()) > max_words:  # the view shows LiveView's message; nothing is read
-            raise ValueError(f"at most {max_words} words")
-        if text not in cache:
-            result = read(text)
-            cache.clear()  # one sentence at a time: memory stays flat however long the reader types
-            cache[text] = result
-        return cache[text]
-
-    text = widgets.Text(value=sentence, description="sentence", continuous_update=False,
-                        layout=widgets.Layout(width="420px"))
-    low, high, value = span(1)
-    position = widgets.IntSlider(value=value, min=low, max=max(high, low), description=description,
-                                 continuous_update=continuous_update)
-
-    def fit_slider(_change=None):
-        try:
-            n = len(canvas(text.value).tokens)
-        except ValueError:
-            return  # the view shows the message
-        low, high, value = span(n)
-        with position.hold_trait_notifications():
-            position.min, position.max = low, max(high, low)
-            position.value = value
-
-    fit_slider()
-    text.observe(fit_slider, names="value")  # registered before the view's own observer: slider first
-
-    def render(sentence, **values):
-        if not sentence.strip():
-            raise ValueError("type a sentence in the box (words separated by spaces)")
-        return canvas(sentence).show(values[slider])
-
-    return live(render, title=title, max_words=max_words, sentence=text, **{slider: position})
 
 
 def require_known_words(tokens: Sequence[str], known: Iterable[str], show: int = 12) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._plumbing import Blitter, as_array
+from .basic import readable_layout
 
 
 def _bar_arrays(probs, class_labels):
@@ -120,7 +121,6 @@ def prediction_bars_figure(probs: Mapping[str, Sequence[float]], class_labels: S
                              f"got shape {p.shape}")
         fig.add_trace(go.Bar(x=labels, y=p, name=name,
                              hovertemplate=f"{name}<br>%{{x}}: %{{y:.1%}}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=xlabel, yaxis_title=ylabel, height=height, barmode="group",
-                      yaxis_range=[0, 1.02], margin=dict(l=60, r=20, t=50 if title else 20, b=50),
-                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
-    return fig
+    fig.update_layout(xaxis_title=xlabel, yaxis_title=ylabel, height=height, barmode="group",
+                      yaxis_range=[0, 1.02], margin=dict(l=60, r=20, b=50))
+    return readable_layout(fig, title, legend=len(probs) > 1)

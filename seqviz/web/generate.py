@@ -1,12 +1,13 @@
 """Chapter 4b's language model, writing in the reader's browser: :func:`generate_view` and :func:`mulberry32`.
 
-Type a prompt, move the temperature, the top-k and the seed: the page (``js/generate.js``) feeds the prompt
-through the chapter's trained :class:`~seqviz.models.GRULM` (any cell, any number of layers) and samples by
-:func:`seqviz.decode.sample`'s rule, one uniform number per token from the page's generator, mulberry32.
+Type a prompt, move the temperature, the top-k and the seed: the page (``js/views/generate.js``) feeds the
+prompt through the chapter's trained :class:`~seqviz.models.GRULM` (any cell, any number of layers;
+``js/nn/recurrent.js``) and samples by :func:`seqviz.decode.sample`'s rule (``js/nn/sampling.js``), one
+uniform number per token from the page's generator, mulberry32.
 :func:`mulberry32` draws the same numbers in Python, so ``sample(model, ids, steps, temperature=...,
 top_k=..., uniforms=mulberry32(seed, steps))`` writes exactly the page's text: the view's ``expected``
 (seqviz's numbers for its first prompt, compared with the page's by the browser check) is made that way.
-Tests: ``tests/test_web_generate.py``.
+Tests: ``tests/test_js_twins.py`` (the numbers, under node), ``tests/test_web_generate.py`` (the view).
 
 Used by chapter 4b.
 """
@@ -29,7 +30,7 @@ SEEDS = 20
 
 def mulberry32(seed: int, n: int) -> list[float]:
     """The first ``n`` uniform numbers in [0, 1) of mulberry32 seeded with ``seed``: the page's generator
-    (``nn.mulberry32`` in ``js/generate.js``), in 32-bit unsigned arithmetic."""
+    (``nn.mulberry32`` in ``js/nn/sampling.js``), in 32-bit unsigned arithmetic."""
     if isinstance(seed, bool) or not isinstance(seed, int) or isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"expected an int seed and a count n >= 0, got seed={seed!r}, n={n!r}")
     mask, a, out = 0xFFFFFFFF, seed & 0xFFFFFFFF, []
@@ -85,9 +86,12 @@ def generate_view(model, vocab, prompt: str, *, level: str = "char", steps: int 
         raise ValueError(f"seed must be an int in 0..{SEEDS} (the slider), got {seed!r}")
     if isinstance(max_prompt, bool) or not isinstance(max_prompt, int) or max_prompt < 1:
         raise ValueError(f"max_prompt must be an int >= 1, got {max_prompt!r}")
-    lower = _is_lower(vocab) if lower is None else bool(lower)
+    if lower is not None and not isinstance(lower, bool):
+        raise ValueError(f"lower must be True, False or None (None: lower-case when the vocabulary is), got {lower!r}")
+    lower = _is_lower(vocab) if lower is None else lower
     if not isinstance(prompt, str):
         raise ValueError(f"prompt must be a string, got {type(prompt).__name__}")
+    title = export.check_title(title)
     tokens = prompt_tokens(prompt, level, lower)
     unknown = sorted({t for t in tokens if t not in vocab.stoi or t in vocab.specials})
     if not tokens or unknown or len(tokens) > max_prompt:
@@ -103,5 +107,8 @@ def generate_view(model, vocab, prompt: str, *, level: str = "char", steps: int 
             "vocab_size": int(model.vocab_size)}
     options = {"model": info, "prompt": prompt, "steps": steps, "temperature": temperature, "top_k": top_k,
                "seed": seed, "top_k_menu": menu, "title": title}
-    return WebView("generate", export.weights(model), {**words, "flags": "gu", "level": level}, options, still,
-                   expected)
+    roles = export.NAMES["language_model"]
+    names = [roles["embedding"], *export.recurrent_names(roles["rnn"], model.rnn.num_layers), roles["out_weight"],
+             roles["out_bias"]]
+    return WebView("generate", export.named_weights(model, names), {**words, "flags": "gu", "level": level}, options,
+                   still, expected)

@@ -2,14 +2,17 @@
 
 The reader types a sentence (chapter 8: the encoder of a :class:`~seqviz.models.TransformerSeq2Seq`) or two
 (chapter 9: a :class:`~seqviz.models.BertMini` reading ``[CLS] A [SEP] B [SEP]``), picks a layer and a head,
-and the page runs the encoder's forward pass (``js/transformer.js``) and draws that head's weights as
-:class:`seqviz.viz.HeadsCanvas` does (``js/heads.js``). The exporters below write only what the encoder needs
-(the decoder, the MLM and NSP heads stay behind), under the model's ``state_dict`` names.
+and the page runs the encoder's forward pass (``js/nn/transformer.js``) and draws that head's weights as
+:class:`seqviz.viz.HeadsCanvas` does (``js/views/head_view.js``). The exporters below write only what the
+encoder needs (the decoder, the MLM and NSP heads stay behind), under the ``state_dict`` names of
+``names.json``.
 
 Used by chapters 8 and 9.
 """
 
 from __future__ import annotations
+
+import numbers
 
 import torch
 from torch import nn
@@ -24,26 +27,35 @@ SENTENCE_PATTERN = r"\S+"  # the chapters split a typed sentence with str.lower(
 
 
 def _layers_info(layers, prefix: str) -> dict:
-    """What the page's encoder stack needs to know of ``layers`` (TransformerEncoderLayers), checked."""
+    """What the page's encoder stack needs to know of ``layers`` (TransformerEncoderLayers), checked; ``prefix``
+    is their state_dict prefix (names.json's ``layers``, e.g. ``"encoder_layers."``)."""
     first = layers[0]
     for i, layer in enumerate(layers):
         attention = layer.self_attn
         if attention.in_proj_bias is None or layer.linear1.bias is None:
-            raise ValueError(f"{prefix}.{i}: the page's encoder layers have biases: expected bias=True")
+            raise ValueError(f"{prefix}{i}: the page's encoder layers have biases: expected bias=True")
         if (layer.norm_first, layer.activation_name, layer.norm1.eps, attention.num_heads) != \
                 (first.norm_first, first.activation_name, first.norm1.eps, first.self_attn.num_heads):
-            raise ValueError(f"{prefix}.{i} differs from {prefix}.0 (norm_first, activation, eps or heads): the page "
+            raise ValueError(f"{prefix}{i} differs from {prefix}0 (norm_first, activation, eps or heads): the page "
                              "runs one kind of layer")
     return {"layers": prefix, "num_layers": len(layers), "num_heads": int(first.self_attn.num_heads),
             "d_model": int(first.d_model), "norm_first": bool(first.norm_first),
             "activation": first.activation_name, "eps": float(first.norm1.eps)}
 
 
-def _prefixed(module: nn.Module, prefix: str) -> dict:
-    return export.weights(module, f"{prefix}.")
+def _layer_names(prefix: str, num_layers: int, attention_only: bool) -> list[str]:
+    """The names of every encoder layer's weights; the last layer's attention (and norm1) only with
+    ``attention_only`` (its feed-forward block comes after the attention the view draws)."""
+    roles = export.NAMES["encoder_layer"]
+    names = []
+    for i in range(num_layers):
+        last = attention_only and i == num_layers - 1
+        names += [f"{prefix}{i}.{roles[r]}" for r in roles
+                  if not last or r.startswith(("in_proj", "out_proj", "norm1"))]
+    return names
 
 
-def transformer_encoder(model: TransformerSeq2Seq) -> tuple[dict, dict]:
+def transformer_encoder(model: TransformerSeq2Seq, attention_only: bool = False) -> tuple[dict, dict]:
     """Chapter 8: ``(weights, model info)`` of a ``TransformerSeq2Seq``'s encoder (``nn.transformer.seq2seqEncode``)."""
     if not isinstance(model, TransformerSeq2Seq):
         raise ValueError(f"expected a seqviz.models.TransformerSeq2Seq, got {type(model).__name__}")
@@ -56,31 +68,34 @@ def transformer_encoder(model: TransformerSeq2Seq) -> tuple[dict, dict]:
         positional = "none"
     else:
         raise ValueError(f"the page knows sinusoidal, learned or no positions, got {type(position).__name__}")
-    info = _layers_info(model.encoder_layers, "encoder_layers")
-    weights = {**_prefixed(model.src_embedding, "src_embedding"), **_prefixed(model.encoder_layers, "encoder_layers")}
+    roles = export.NAMES["transformer_seq2seq"]
+    info = _layers_info(model.encoder_layers, roles["layers"])
+    final_norm = isinstance(model.encoder_norm, nn.LayerNorm) and not attention_only
+    names = [roles["embedding"], *_layer_names(roles["layers"], info["num_layers"], attention_only)]
     if positional == "learned":
-        weights.update(_prefixed(position, "src_position"))
-    if isinstance(model.encoder_norm, nn.LayerNorm):
-        weights.update(_prefixed(model.encoder_norm, "encoder_norm"))
+        names.append(roles["position"])
+    if final_norm:
+        names += [roles["final_norm_weight"], roles["final_norm_bias"]]
     info.update(kind="transformer", positional=positional, base=10000.0, max_len=int(model.max_len),
-                final_norm="encoder_norm" if isinstance(model.encoder_norm, nn.LayerNorm) else None)
-    return weights, info
+                final_norm=final_norm, attention_only=attention_only)
+    return export.named_weights(model, names), info
 
 
-def bert_encoder(model: BertMini, vocab) -> tuple[dict, dict]:
+def bert_encoder(model: BertMini, vocab, attention_only: bool = False) -> tuple[dict, dict]:
     """Chapter 9: ``(weights, model info)`` of a ``BertMini``'s input and encoder (``nn.transformer.bertEncode``)."""
     if not isinstance(model, BertMini):
         raise ValueError(f"expected a seqviz.models.BertMini, got {type(model).__name__}")
     for token in ("[CLS]", "[SEP]"):
         if token not in getattr(vocab, "stoi", {}):
             raise ValueError(f"expected chapter 9's BertVocab (with {token}), got {type(vocab).__name__}")
-    info = _layers_info(model.layers, "layers")
-    weights = {**_prefixed(model.layers, "layers")}
-    for part in ("token_embedding", "segment_embedding", "position_embedding", "embedding_norm"):
-        weights.update(_prefixed(getattr(model, part), part))
-    info.update(kind="bert", max_len=int(model.max_len), final_norm=None, cls="[CLS]", sep="[SEP]",
-                embedding_eps=float(model.embedding_norm.eps))
-    return weights, info
+    roles = export.NAMES["bert"]
+    info = _layers_info(model.layers, roles["layers"])
+    names = [roles[r] for r in ("token_embedding", "segment_embedding", "position_embedding", "embedding_norm_weight",
+                                "embedding_norm_bias")] + _layer_names(roles["layers"], info["num_layers"],
+                                                                       attention_only)
+    info.update(kind="bert", max_len=int(model.max_len), final_norm=False, cls="[CLS]", sep="[SEP]",
+                embedding_eps=float(model.embedding_norm.eps), attention_only=attention_only)
+    return export.named_weights(model, names), info
 
 
 def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, layer: int = 0, head: int = 0,
@@ -98,35 +113,35 @@ def head_view(model, vocab, sentence: str | tuple[str, str], *, still=None, laye
     last layer's feed-forward block (and a final LayerNorm) stays out of the page, a third of chapter 9's weights;
     ``with_hidden=True`` ships them, and the view's ``numbers()`` then also hold the encoder's output.
     """
+    if not isinstance(with_hidden, bool):
+        raise ValueError(f"with_hidden must be True or False, got {with_hidden!r}")
+    attention_only = not with_hidden   # the last layer's attention comes before its feed-forward block: leave it out
     if isinstance(model, BertMini):
         if not (isinstance(sentence, (tuple, list)) and len(sentence) == 2
                 and all(isinstance(text, str) for text in sentence)):
             raise ValueError(f"a BertMini reads a pair: expected sentence=(sentence_a, sentence_b), got {sentence!r}")
-        weights, info = bert_encoder(model, vocab)
+        weights, info = bert_encoder(model, vocab, attention_only)
         sentences = {"sentence_a": sentence[0], "sentence_b": sentence[1]}
         most, size = info["max_len"] - 3, model.vocab_size
     elif isinstance(model, TransformerSeq2Seq):
         if not isinstance(sentence, str):
             raise ValueError(f"a TransformerSeq2Seq reads one sentence: expected a string, got {sentence!r}")
-        weights, info = transformer_encoder(model)
+        weights, info = transformer_encoder(model, attention_only)
         sentences, most, size = {"sentence": sentence}, info["max_len"], model.src_vocab_size
     else:
         raise ValueError(f"expected a TransformerSeq2Seq (chapter 8) or a BertMini (chapter 9), "
                          f"got {type(model).__name__}")
-    if not with_hidden:   # the last layer's attention is computed before its feed-forward block: leave it out
-        last = f"{info['layers']}.{info['num_layers'] - 1}."
-        unused = tuple(f"{last}{part}." for part in ("linear1", "linear2", "norm2"))
-        weights = {k: v for k, v in weights.items() if not k.startswith(unused)
-                   and not (info["final_norm"] and k.startswith(f"{info['final_norm']}."))}
-        info = {**info, "final_norm": None, "attention_only": True}
     if len(getattr(vocab, "itos", ())) != size:
         raise ValueError(f"expected the model's vocabulary of {size} tokens, got {len(getattr(vocab, 'itos', ()))}")
-    if not (0 <= int(layer) < info["num_layers"] and 0 <= int(head) <= info["num_heads"]):
-        raise ValueError(f"layer must be in 0..{info['num_layers'] - 1} and head in 0..{info['num_heads']} "
-                         f"({info['num_heads']}: the mean), got {layer} and {head}")
+    L, H = info["num_layers"], info["num_heads"]
+    ints = [isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (layer, head)]
+    if not (all(ints) and 0 <= layer < L and 0 <= head <= H):
+        raise ValueError(f"layer must be an int in 0..{L - 1} and head in 0..{H} ({H}: the mean), got {layer!r} "
+                         f"and {head!r}")
+    layer, head = int(layer), int(head)
     return WebView("head_view", weights, export.vocabulary(vocab, SENTENCE_PATTERN, lower=True, max_tokens=most),
-                   {"model": info, **sentences, "layer": int(layer), "head": int(head), "title": title}, still,
-                   _expected(model, vocab, sentence))
+                   {"model": info, **sentences, "layer": layer, "head": head, "title": export.check_title(title)},
+                   still, _expected(model, vocab, sentence))
 
 
 def _expected(model, vocab, sentence) -> dict:

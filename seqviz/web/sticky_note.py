@@ -1,9 +1,10 @@
 """Chapter 2's sticky note, live in the reader's browser: :func:`sticky_note_view`.
 
 It takes the chapter's trained classifier and vocabulary, exports the weights (:mod:`.export`) and returns a
-:class:`~seqviz.web.page.WebView` of ``views.sticky_note`` (``js/views.js``): type a sentence, move the
-step. ``still`` is the picture shown without JavaScript and in print (``seqviz.viz.NoteCanvas``).
-Tests: ``tests/test_web_views.py``.
+:class:`~seqviz.web.page.WebView` of ``views.sticky_note`` (``js/views/sticky_note.js`` over
+``js/nn/recurrent.js``): type a sentence, move the step. ``still`` is the picture shown without JavaScript and
+in print (``seqviz.viz.NoteCanvas``). Tests: ``tests/test_js_twins.py`` (the numbers, under node),
+``tests/test_web_views.py`` (the view).
 """
 
 from __future__ import annotations
@@ -22,19 +23,19 @@ def sticky_note_view(model, vocab, sentence: str, *, class_names, track: int = 0
     sentence into words as the chapter's ``read`` does (``re.findall(pattern, sentence.lower())``).
     """
     weights, info = export.classifier(model)
-    class_names = [str(c) for c in class_names]
+    class_names = export.check_names(class_names, "class_names")
     if len(class_names) != model.head.out_features:
         raise ValueError(f"expected {model.head.out_features} class names, got {len(class_names)}")
-    if not 0 <= int(track) < len(class_names):
-        raise ValueError(f"track must be a class index in 0..{len(class_names) - 1}, got {track}")
+    track = export.check_int(track, "track (a class index)", 0, len(class_names) - 1)
+    page_vocab = export.vocabulary(vocab, pattern)
+    title = export.check_title(title)
     ids = export.known_ids(sentence, vocab, pattern)
     if ids is None:
         raise ValueError(f"the first sentence must be words the model knows, got {sentence!r}")
-    device = model.embedding.weight.device
-    with torch.no_grad():   # seqviz's numbers for the first sentence: the browser check compares the page's
-        _, trace = model.features(torch.tensor([ids], device=device), return_trace=True)
+    trace = export.classifier_trace(model, ids)   # seqviz's numbers for the first sentence: the browser check
+    with torch.no_grad():                         # compares the page's with them
         states = trace["h"][-1, 0]
         expected = {"states": states, "probs": model.head(states).softmax(-1)}
-    return WebView("sticky_note", weights, export.vocabulary(vocab, pattern),
-                   {"model": info, "sentence": sentence, "class_names": class_names, "track": int(track),
+    return WebView("sticky_note", weights, page_vocab,
+                   {"model": info, "sentence": sentence, "class_names": class_names, "track": track,
                     "title": title}, still, expected)

@@ -2,7 +2,8 @@
 
 Both take a trained :class:`~seqviz.models.Seq2Seq` and its two vocabularies, export the model's weights
 (every parameter under its ``state_dict`` name) and return a :class:`~seqviz.web.page.WebView`; the page
-runs the encoder and the decoder in ``js/seq2seq.js`` and the search in ``js/beams.js``.
+runs the encoder and the decoder in ``js/nn/seq2seq.js`` and the search in ``js/nn/beam.js`` (the views:
+``js/views/alignment.js``, ``js/views/beam_tree.js``), reading the weights named in ``names.json``.
 
 - :func:`alignment_view`: chapter 7, the attention weights (output token x source word) of the greedy
   translation of a typed sentence, as the chapter's ``align`` computes them with ``model.greedy``;
@@ -15,6 +16,8 @@ attention, chapter 7's the same encoder with additive attention.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -31,21 +34,35 @@ def _model_info(model, src_vocab, tgt_vocab) -> dict:
                          f"got {type(model).__name__}")
     for name, vocab, size in (("src_vocab", src_vocab, model.encoder.vocab_size),
                               ("tgt_vocab", tgt_vocab, model.tgt_vocab_size)):
-        if not hasattr(vocab, "itos"):
+        if not hasattr(vocab, "itos") or not hasattr(vocab, "stoi"):
             raise ValueError(f"{name} must be a seqviz.data.Vocab (with .itos), got {type(vocab).__name__}")
         if len(vocab.itos) != size:
             raise ValueError(f"{name} has {len(vocab.itos)} words but the model expects {size}")
+    for name in ("bos_id", "eos_id"):
+        export.check_int(getattr(model, name), f"the model's {name}", 0, model.tgt_vocab_size - 1)
     return {"cell": export.cell_kind(model.encoder.forward_rnn), "bidirectional": model.encoder.bidirectional,
             "attention": model.attention is not None, "hidden_size": model.hidden_size}
+
+
+def _weights(model) -> dict:
+    """The weights the page's translator reads (names.json's ``seq2seq``), exactly."""
+    roles = export.NAMES["seq2seq"]
+    names = [roles["source_embedding"], *export.recurrent_names(roles["forward_rnn"], 1)]
+    if model.encoder.bidirectional:
+        names += export.recurrent_names(roles["backward_rnn"], 1)
+    names += [roles["bridge_weight"], roles["bridge_bias"], roles["embedding"],
+              *export.recurrent_names(roles["decoder_rnn"], 1), roles["out_weight"], roles["out_bias"]]
+    if model.attention is not None:
+        names += [roles["query_weight"], roles["key_weight"], roles["key_bias"], roles["v_weight"]]
+    return export.named_weights(model, names)
 
 
 def _options(model, tgt_vocab, sentence, title, extra_steps) -> dict:
     if not isinstance(sentence, str) or not sentence.split():
         raise ValueError(f"sentence must be a non-empty string of source words, got {sentence!r}")
-    if not isinstance(extra_steps, int) or isinstance(extra_steps, bool) or extra_steps < 1:
-        raise ValueError(f"extra_steps must be an int >= 1 (output tokens beyond the source length), "
-                         f"got {extra_steps!r}")
-    return {"sentence": sentence, "title": title, "extra_steps": extra_steps, "bos_id": int(model.bos_id),
+    export.check_int(extra_steps, "extra_steps", 1)   # output tokens beyond the source length
+    return {"sentence": sentence, "title": export.check_title(title), "extra_steps": extra_steps,
+            "bos_id": int(model.bos_id),
             "eos_id": int(model.eos_id), "target_itos": list(tgt_vocab.itos),
             "target_specials": list(getattr(tgt_vocab, "specials", ()))}
 
@@ -61,7 +78,9 @@ def alignment_view(model, src_vocab, tgt_vocab, sentence: str, *, extra_steps: i
     info = _model_info(model, src_vocab, tgt_vocab)
     if not info["attention"]:
         raise ValueError("alignment_view needs a Seq2Seq with attention (built with attention=True), got one without")
-    options = _options(model, tgt_vocab, sentence, title, extra_steps) | {"model": info, "heading": heading}
+    options = _options(model, tgt_vocab, sentence, title, extra_steps) | {
+        "model": info, "heading": export.check_title(heading, "heading")}
+    words = export.vocabulary(src_vocab, r"\S+", True, export.check_int(max_words, "max_words", 1))
     expected = {}
     ids = export.known_ids(sentence, src_vocab)
     if ids is not None:   # seqviz's greedy translation and its weights: the browser check compares the page's
@@ -70,8 +89,7 @@ def alignment_view(model, src_vocab, tgt_vocab, sentence: str, *, extra_steps: i
         out = output[0].tolist()
         n = out.index(model.eos_id) + 1 if model.eos_id in out else len(out)
         expected = {"ids": out[:n], "weights": weights[0, :n]}
-    return WebView("alignment", export.weights(model), export.vocabulary(src_vocab, r"\S+", True, max_words),
-                   options, still, expected)
+    return WebView("alignment", _weights(model), words, options, still, expected)
 
 
 def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3, alpha: float = 0.0,
@@ -84,15 +102,13 @@ def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3,
     the record as ``seqviz.viz.BeamTreePicture`` does; the title gives the best answer and its score.
     """
     info = _model_info(model, src_vocab, tgt_vocab)
-    if not isinstance(max_beam, int) or isinstance(max_beam, bool) or max_beam < 1:
-        raise ValueError(f"max_beam must be an int >= 1, got {max_beam!r}")
-    if not isinstance(beam_size, int) or isinstance(beam_size, bool) or not 1 <= beam_size <= max_beam:
-        raise ValueError(f"beam_size must be an int in 1..{max_beam}, got {beam_size!r}")
-    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    max_beam = export.check_int(max_beam, "max_beam", 1)
+    beam_size = export.check_int(beam_size, "beam_size", 1, max_beam)
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)  # noqa: E731
     if not (number(alpha) and number(max_alpha)) or max_alpha <= 0 or not 0 <= alpha <= max_alpha:
         raise ValueError(f"alpha must lie in 0..max_alpha = {max_alpha!r} (max_alpha > 0), got {alpha!r}")
-    if not isinstance(pruned_per_step, int) or isinstance(pruned_per_step, bool) or pruned_per_step < 0:
-        raise ValueError(f"pruned_per_step must be an int >= 0, got {pruned_per_step!r}")
+    pruned_per_step = export.check_int(pruned_per_step, "pruned_per_step", 0)
+    words = export.vocabulary(src_vocab, r"\S+", True, export.check_int(max_words, "max_words", 1))
     options = _options(model, tgt_vocab, sentence, title, extra_steps) | {
         "model": info, "beam_size": beam_size, "alpha": float(alpha), "max_beam": max_beam,
         "max_alpha": float(max_alpha), "pruned_per_step": pruned_per_step}
@@ -104,8 +120,7 @@ def beam_view(model, src_vocab, tgt_vocab, sentence: str, *, beam_size: int = 3,
                                      model.eos_id, beam_size, max_len=len(ids) + extra_steps, length_penalty=alpha)
         expected = {"hypotheses": [{"tokens": h.tokens, "log_prob": h.log_prob, "score": h.score}
                                    for h in hypotheses]}
-    return WebView("beam_tree", export.weights(model), export.vocabulary(src_vocab, r"\S+", True, max_words),
-                   options, still, expected)
+    return WebView("beam_tree", _weights(model), words, options, still, expected)
 
 
 def _device(model):

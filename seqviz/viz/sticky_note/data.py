@@ -67,12 +67,10 @@ def class_name(class_names, c) -> str:
 
 
 def step_title(tokens, states, probs, upto, class_names) -> str:
-    """The title of step ``upto`` (1-based): the token read, how much it changed the note and the
-    prediction (HTML-escaped)."""
-    changes = step_changes(states)
-    text = f"step {upto}/{len(tokens)}: read '{html.escape(tokens[upto - 1])}', the note changed by " \
-           f"{changes[upto - 1]:.2f}"
+    """The title of step ``upto`` (1-based): the token read and the prediction there (HTML-escaped), short
+    enough for a phone; how much the token changed the note is the figure's highlighted bar."""
+    text = f"word {upto} of {len(tokens)}, '{html.escape(tokens[upto - 1])}'"
     if probs is not None:
         c = int(probs[upto - 1].argmax())
-        text += f"; prediction: {class_name(class_names, c)} ({probs[upto - 1, c]:.0%})"
+        text += f": predicts {html.escape(class_name(class_names, c))} ({probs[upto - 1, c]:.0%})"
     return text

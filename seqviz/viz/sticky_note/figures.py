@@ -47,7 +47,7 @@ def _frame(tokens, states, probs, upto, track, class_names, vmax):
 def _layout(fig, tokens, probs, track, class_names, height):
     ticks = dict(tickmode="array", tickvals=list(range(len(tokens))), ticktext=tokens)
     fig.update_layout(height=height, margin=dict(l=60, r=70, t=60, b=40), showlegend=probs is not None,
-                      legend=dict(orientation="h", y=-0.12, x=0), bargap=0.25)
+                      legend=dict(orientation="h", y=-0.12, x=0), bargap=0.25, title_font_size=14)
     fig.update_xaxes(**ticks, row=1, col=1)
     fig.update_xaxes(**ticks, row=2, col=1)
     fig.update_yaxes(title_text="hidden unit", autorange="reversed", row=1, col=1)
@@ -65,10 +65,15 @@ def _highlight(column):
 
 
 def _sentence_title(label, probs, class_names):
+    """The prediction after the whole sentence (the menu above names the sentence)."""
     if probs is None:
-        return html.escape(label)
+        return ""
     c = int(probs[-1].argmax())
-    return f"{html.escape(label)} → {class_name(class_names, c)} ({probs[-1, c]:.0%})"
+    return f"read to the end: predicts {html.escape(class_name(class_names, c))} ({probs[-1, c]:.0%})"
+
+
+def _short(label: str, limit: int = 44) -> str:
+    return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
 
 
 def _stack(frames, active):
@@ -119,10 +124,10 @@ def reading_figure(tokens, states, probs=None, *, class_names=None, track=None, 
 
 
 def sentences_figure(readings: Mapping[str, tuple], *, class_names=None, track=None, height=460) -> go.Figure:
-    """Several sentences, each read to the end; a slider picks the sentence.
+    """Several sentences, each read to the end; a menu that names each sentence picks one.
 
-    ``readings`` maps a label (the sentence, say; it becomes the title) to ``(tokens, states, probs)``
-    (probs may be None for all); the slider steps are numbered 1, 2, ...
+    ``readings`` maps a label (the sentence, say: it names the menu entry) to ``(tokens, states, probs)``
+    (probs may be None for all); the title gives the prediction after the whole sentence.
     ``track`` fixes the class whose probability is drawn (default: each sentence's prediction).
     """
     if not readings:
@@ -158,7 +163,9 @@ def sentences_figure(readings: Mapping[str, tuple], *, class_names=None, track=N
                   "xaxis2.tickvals": ticks["tickvals"], "xaxis2.ticktext": ticks["ticktext"]}
         if probs is not None:
             layout["yaxis3.title.text"] = f"P({class_name(class_names, tracked_class(probs, track))})"
-        steps.append(dict(method="update", label=str(k + 1), args=[{"visible": visible}, layout]))
-    fig.update_layout(title=_sentence_title(first[0], first[3], class_names),
-                      sliders=[dict(active=0, steps=steps, currentvalue=dict(prefix="sentence: "), pad=dict(t=50))])
+        steps.append(dict(method="update", label=html.escape(_short(label)), args=[{"visible": visible}, layout]))
+    fig.update_layout(title=dict(text=_sentence_title(first[0], first[3], class_names), yref="paper", y=1.0,
+                                 yanchor="bottom", pad=dict(b=10), x=0, xref="paper"),
+                      margin_t=100, updatemenus=[dict(type="dropdown", buttons=steps, active=0, x=0, xanchor="left",
+                                                      y=1.0, yanchor="bottom", pad=dict(b=42), showactive=True)])
     return fig

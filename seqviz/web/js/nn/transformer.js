@@ -1,9 +1,10 @@
-// seqviz.nn.transformer: the Transformer encoder of chapters 8 and 9, in the reader's browser.
+// seqviz.nn.transformer, the twin of seqviz/models/mha.py (MultiHeadAttention, positional_encoding),
+// seqviz/models/transformer.py (TransformerEncoderLayer, TransformerSeq2Seq.encode: chapter 8) and
+// seqviz/models/bert.py (BertMini's embeddings and encoder: chapter 9): the encoder in the reader's browser.
 //
-// The same equations as seqviz/models/mha.py and transformer.py (TransformerSeq2Seq.encode, chapter 8) and
-// bert.py (BertMini, chapter 9), with PyTorch's parameter names and layouts (seqviz/web/heads.py exports them):
-//   in_proj_weight (3d, d) = W_q, W_k, W_v stacked; out_proj.weight (d, d); linear1 (ff, d); linear2 (d, ff);
-//   norm1/norm2 {weight, bias} (d,).
+// PyTorch's parameter layouts, under the names of NAMES.encoder_layer, NAMES.transformer_seq2seq and NAMES.bert
+// (seqviz/web/heads.py exports them): in_proj_weight (3d, d) = W_q, W_k, W_v stacked; out_proj.weight (d, d);
+// linear1 (ff, d); linear2 (d, ff); norm1/norm2 {weight, bias} (d,).
 // A sentence is a list of T vectors (Float32Array (d,)), one per token; every stored vector is float32, the sums
 // inside run in doubles (nn.js's convention). Nothing here draws: heads.js shows what encode() returns.
 "use strict";
@@ -64,12 +65,14 @@ nn.transformer.rows = function (W, from, count) {
 };
 
 // Multi-head self-attention (MultiHeadAttention.forward with query = key = value = xs).
-// p: the module's weights by name ("in_proj_weight", ...); keyMask: optional list of T booleans, true on real
-// tokens (masked keys get weight exactly 0). Returns out: T vectors (d,), weights[h][i]: Float32Array (T,), the
-// softmax over keys j of q_i . k_j / sqrt(head_size) in head h (what seqviz returns, before any dropout).
+// p: {in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias} (nn.transformer.layer gives them); keyMask:
+// optional list of T booleans, true on real tokens (masked keys get weight exactly 0; a query with no real key
+// is an Error, as in seqviz). Returns out: T vectors (d,), weights[h][i]: Float32Array (T,), the softmax over
+// keys j of q_i . k_j / sqrt(head_size) in head h (what seqviz returns, before any dropout).
 nn.transformer.selfAttention = function (p, xs, numHeads, keyMask) {
-  const T = xs.length, d = p["out_proj.weight"].shape[0], hs = d / numHeads, rows = nn.transformer.rows;
-  const W = p["in_proj_weight"], b = p["in_proj_bias"];
+  const T = xs.length, d = p.out_proj_weight.shape[0], hs = d / numHeads, rows = nn.transformer.rows;
+  if (!Number.isInteger(hs)) throw new Error(`selfAttention: ${d} features do not split into ${numHeads} heads`);
+  const W = p.in_proj_weight, b = p.in_proj_bias;
   const project = (k) => xs.map((x) => nn.linear(rows(W, k * d, d), x, rows(b, k * d, d)));  // T x (d,)
   const q = project(0), k = project(1), v = project(2);
   const scale = 1 / Math.sqrt(hs), weights = [], joined = xs.map(() => new Float32Array(d));
@@ -82,7 +85,7 @@ nn.transformer.selfAttention = function (p, xs, numHeads, keyMask) {
         for (let c = o; c < o + hs; c++) s += q[i][c] * k[j][c];
         scores[j] = keyMask && !keyMask[j] ? -Infinity : s * scale;
       }
-      const w = nn.softmax(scores);  // (T,): where query i looks, sums to 1
+      const w = nn.softmax(scores, "attention");  // (T,): where query i looks, sums to 1
       weights[h].push(w);
       for (let c = o; c < o + hs; c++) {  // the heads side by side: joined[i] = [head 0 | head 1 | ...]
         let s = 0;
@@ -91,24 +94,27 @@ nn.transformer.selfAttention = function (p, xs, numHeads, keyMask) {
       }
     }
   }
-  const out = joined.map((z) => nn.linear(p["out_proj.weight"], z, p["out_proj.bias"]));  // W_o
+  const out = joined.map((z) => nn.linear(p.out_proj_weight, z, p.out_proj_bias));  // W_o
   return { out, weights };
 };
 
 // FFN(x) = W_2 act(W_1 x + b_1) + b_2, one position at a time.
 nn.transformer.feedForward = function (p, x, activation) {
-  const a = nn.linear(p["linear1.weight"], x, p["linear1.bias"]), act = nn.transformer.activations[activation];
+  const act = nn.transformer.activations[activation];
+  if (!act) throw new Error(`feedForward: unknown activation '${activation}' (expected relu or gelu)`);
+  const a = nn.linear(p.linear1_weight, x, p.linear1_bias);
   for (let i = 0; i < a.length; i++) a[i] = act(a[i]);
-  return nn.linear(p["linear2.weight"], a, p["linear2.bias"]);
+  return nn.linear(p.linear2_weight, a, p.linear2_bias);
 };
 
 nn.transformer.add = (a, b) => Float32Array.from(a, (v, i) => v + b[i]);  // x + sublayer(x), rounded to float32
 
 // One TransformerEncoderLayer: post-LN x = LN(x + MHA(x)), x = LN(x + FFN(x)); pre-LN x = x + MHA(LN(x)),
-// x = x + FFN(LN(x)). cfg: {num_heads, norm_first, activation, eps}. Returns {xs, weights (heads x T x T)}.
+// x = x + FFN(LN(x)). p: nn.transformer.layer's weights; cfg: {num_heads, norm_first, activation, eps}.
+// Returns {xs, weights (heads x T x T)}.
 nn.transformer.encoderLayer = function (p, xs, cfg, keyMask) {
-  const tf = nn.transformer, norm = (i) => ({ weight: p[`norm${i}.weight`], bias: p[`norm${i}.bias`] });
-  const attend = (ys) => tf.selfAttention(tf.layerWeights(p, "self_attn."), ys, cfg.num_heads, keyMask);
+  const tf = nn.transformer, norm = (i) => ({ weight: p[`norm${i}_weight`], bias: p[`norm${i}_bias`] });
+  const attend = (ys) => tf.selfAttention(p, ys, cfg.num_heads, keyMask);
   if (cfg.norm_first) {
     const attention = attend(xs.map((x) => tf.layerNorm(x, norm(1), cfg.eps)));
     xs = xs.map((x, t) => tf.add(x, attention.out[t]));
@@ -121,10 +127,13 @@ nn.transformer.encoderLayer = function (p, xs, cfg, keyMask) {
   return { xs, weights: attention.weights };
 };
 
-// The weights of one layer, by their names inside it: "encoder_layers.0.linear1.weight" -> "linear1.weight".
-nn.transformer.layerWeights = function (weights, prefix) {
-  const p = {};
-  for (const [name, t] of Object.entries(weights)) if (name.startsWith(prefix)) p[name.slice(prefix.length)] = t;
+// The weights of the layer whose state_dict names start with `prefix` ("encoder_layers.0."), by the roles of
+// NAMES.encoder_layer; with attentionOnly, only what its attention needs (heads.py may ship no more).
+nn.transformer.layer = function (weights, prefix, attentionOnly) {
+  const names = nn.names.encoder_layer, p = {};
+  const needed = attentionOnly ? ["in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias", "norm1_weight",
+                                  "norm1_bias"] : Object.keys(names);
+  for (const role of needed) p[role] = nn.get(weights, prefix + names[role]);
   return p;
 };
 
@@ -135,10 +144,11 @@ nn.transformer.layerWeights = function (weights, prefix) {
 nn.transformer.stack = function (spec, xs, keyMask) {
   const w = nn.load(spec), m = spec.options.model, attentions = [];
   for (let l = 0; l < m.num_layers; l++) {
-    const p = nn.transformer.layerWeights(w, `${m.layers}.${l}.`);
-    if (m.attention_only && l === m.num_layers - 1) {
-      const ys = m.norm_first ? xs.map((x) => nn.transformer.layerNorm(x, { weight: p["norm1.weight"], bias: p["norm1.bias"] }, m.eps)) : xs;
-      attentions.push(nn.transformer.selfAttention(nn.transformer.layerWeights(p, "self_attn."), ys, m.num_heads, keyMask).weights);
+    const last = m.attention_only && l === m.num_layers - 1, p = nn.transformer.layer(w, `${m.layers}${l}.`, last);
+    if (last) {
+      const norm = { weight: p.norm1_weight, bias: p.norm1_bias };
+      const ys = m.norm_first ? xs.map((x) => nn.transformer.layerNorm(x, norm, m.eps)) : xs;
+      attentions.push(nn.transformer.selfAttention(p, ys, m.num_heads, keyMask).weights);
       return { hidden: null, attentions };
     }
     const layer = nn.transformer.encoderLayer(p, xs, m, keyMask);
@@ -146,7 +156,8 @@ nn.transformer.stack = function (spec, xs, keyMask) {
     attentions.push(layer.weights);
   }
   if (m.final_norm) {
-    const norm = { weight: w[`${m.final_norm}.weight`], bias: w[`${m.final_norm}.bias`] };
+    const names = nn.names.transformer_seq2seq;
+    const norm = { weight: nn.get(w, names.final_norm_weight), bias: nn.get(w, names.final_norm_bias) };
     xs = xs.map((x) => nn.transformer.layerNorm(x, norm, m.eps));
   }
   return { hidden: xs, attentions };
@@ -155,13 +166,17 @@ nn.transformer.stack = function (spec, xs, keyMask) {
 // Chapter 8, TransformerSeq2Seq.encode(ids): token embedding * sqrt(d) + positional code, then the encoder stack.
 nn.transformer.seq2seqEncode = function (spec, ids) {
   const tf = nn.transformer, w = nn.load(spec), m = spec.options.model, d = m.d_model;
+  const names = nn.names.transformer_seq2seq;
+  if (ids.length > m.max_len) throw new Error(`${ids.length} tokens; this model reads at most ${m.max_len}`);
   const scale = Math.fround(Math.sqrt(d));  // PyTorch multiplies by sqrt(d) as a float32
-  let xs = ids.map((i) => Float32Array.from(nn.row(w["src_embedding.weight"], i), (v) => v * scale));  // T x (d,)
+  let xs = ids.map((i) => Float32Array.from(nn.row(nn.get(w, names.embedding), i), (v) => v * scale));  // T x (d,)
   if (m.positional === "sinusoidal") {
     const pe = tf.sinusoids(ids.length, d, m.base);
     xs = xs.map((x, t) => tf.add(x, pe[t]));
   } else if (m.positional === "learned") {
-    xs = xs.map((x, t) => tf.add(x, nn.row(w["src_position.weight"], t)));
+    xs = xs.map((x, t) => tf.add(x, nn.row(nn.get(w, names.position), t)));
+  } else if (m.positional !== "none") {
+    throw new Error(`seq2seqEncode: unknown positions '${m.positional}' (expected sinusoidal, learned or none)`);
   }
   return nn.transformer.stack(spec, xs);
 };
@@ -169,11 +184,14 @@ nn.transformer.seq2seqEncode = function (spec, ids) {
 // Chapter 9, BertMini(ids, segments): LayerNorm(TokenEmb[id] + SegmentEmb[segment] + PositionEmb[t]), then the
 // (post-LN, GELU) encoder stack.
 nn.transformer.bertEncode = function (spec, ids, segments) {
-  const tf = nn.transformer, w = nn.load(spec), m = spec.options.model;
-  const norm = { weight: w["embedding_norm.weight"], bias: w["embedding_norm.bias"] };
+  const tf = nn.transformer, w = nn.load(spec), m = spec.options.model, names = nn.names.bert;
+  if (ids.length > m.max_len) throw new Error(`${ids.length} tokens; this model reads at most ${m.max_len}`);
+  if (segments.length !== ids.length) throw new Error(`bertEncode: ${ids.length} ids but ${segments.length} segments`);
+  const norm = { weight: nn.get(w, names.embedding_norm_weight), bias: nn.get(w, names.embedding_norm_bias) };
   const xs = ids.map((id, t) => {
-    const x = tf.add(tf.add(nn.row(w["token_embedding.weight"], id), nn.row(w["segment_embedding.weight"],
-                         segments[t])), nn.row(w["position_embedding.weight"], t));
+    const x = tf.add(tf.add(nn.row(nn.get(w, names.token_embedding), id),
+                            nn.row(nn.get(w, names.segment_embedding), segments[t])),
+                     nn.row(nn.get(w, names.position_embedding), t));
     return tf.layerNorm(x, norm, m.embedding_eps);
   });
   return nn.transformer.stack(spec, xs);

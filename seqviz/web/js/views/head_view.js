@@ -64,7 +64,8 @@ views.head_view = function (root, spec) {
     if (reading.error) { view.picture.innerHTML = ""; throw reading.error; }
     const { tokens } = reading, T = tokens.length, weights = shown();
     const cell = Math.max(14, Math.min(30, 420 / T)), longest = Math.max(...tokens.map((t) => t.length));
-    const x0 = 40 + 6.5 * longest, y0 = 52 + 4.8 * longest, side = T * cell, barX = x0 + side + 24;
+    // the slanted key labels (11 px, about 5.7 px a character upwards) end below the axis label at y = 30
+    const x0 = 40 + 6.5 * longest, y0 = 44 + 5.8 * longest, side = T * cell, barX = x0 + side + 24;
     const parts = [], esc = ui.esc;
     for (let i = 0; i < T; i++) {
       for (let j = 0; j < T; j++) {

@@ -1,137 +1,18 @@
-// seqviz generate (chapter 4b): a recurrent language model (seqviz.models.GRULM) writes in the reader's browser.
+// views.generate (chapter 4b): a recurrent language model (seqviz.models.GRULM) writes in the reader's browser.
 //
 // Type a prompt, move the temperature, the top-k and the seed: the page feeds the prompt through the model
-// (embedding -> every recurrent layer -> out, PyTorch's equations and weight names) and samples `steps`
-// tokens by the book's one rule, seqviz.sampling.sample's: z = (logits - max) / temperature, keep the top_k
-// largest (ties: the lower id), softmax, then the inverse CDF over the kept tokens in id order with one
-// uniform number per step from mulberry32(seed) (seqviz.web.generate.mulberry32 draws the same numbers in
-// Python, so the chapter, the tests and the browser check reproduce the page's tokens exactly).
+// (nn.lmModel, nn/recurrent.js) and samples `steps` tokens by the book's one rule, seqviz.sampling.sample's
+// (nn.lmDistribution and nn.lmChoose, nn/sampling.js), with one uniform number per step from mulberry32(seed)
+// (seqviz.web.generate.mulberry32 draws the same numbers in Python, so the chapter, the tests and the browser
+// check reproduce the page's tokens exactly). The prompt is read by nn.lmTokens (nn/tokens.js).
 // Each token is coloured by the probability it had; the line below gives the mean log-probability.
 // A long generation is written in slices of about SLICE_MS each (every slice one timed update), so the
 // page stays responsive whatever the model's size.
 "use strict";
 
-{  // one block: the names below are this file's own; it adds nn.mulberry32, nn.lmModel, nn.lmDistribution,
-   // nn.lmChoose, nn.lmTokens and views.generate
+{  // one block: the names below are this file's own; it adds views.generate
 
   const SLICE_MS = 15;   // compute per update; the rest of a generation follows in further updates
-
-  // mulberry32 (Tommy Ettinger's 32-bit generator): uniform numbers in [0, 1), the same in Python.
-  nn.mulberry32 = function (seed) {
-    let a = seed >>> 0;
-    return function () {
-      a = (a + 0x6D2B79F5) | 0;
-      let t = Math.imul(a ^ (a >>> 15), 1 | a);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  };
-
-  // One recurrent cell step from its two projections, as nn.recurrent computes it (PyTorch's gate order):
-  // a = W_ih x + b_ih, b = W_hh h + b_hh (each (G*H,)); h, c: the layer's state (H,). Returns {h, c}.
-  function cellStep(kind, a, b, h, c) {
-    const H = h.length, next = new Float32Array(H);
-    if (kind === "rnn") {
-      for (let j = 0; j < H; j++) next[j] = Math.tanh(a[j] + b[j]);
-      return { h: next, c };
-    }
-    if (kind === "lstm") {   // rows: input, forget, candidate (g), output
-      const cNext = new Float32Array(H);
-      for (let j = 0; j < H; j++) {
-        const gi = Math.fround(nn.sigmoid(a[j] + b[j])), gf = Math.fround(nn.sigmoid(a[H + j] + b[H + j]));
-        const gg = Math.fround(Math.tanh(a[2 * H + j] + b[2 * H + j]));
-        const go = Math.fround(nn.sigmoid(a[3 * H + j] + b[3 * H + j]));
-        cNext[j] = gf * c[j] + gi * gg;
-        next[j] = go * Math.tanh(cNext[j]);
-      }
-      return { h: next, c: cNext };
-    }
-    for (let j = 0; j < H; j++) {   // gru, rows: reset, update (z), candidate (n); h = (1 - z) n + z h
-      const r = Math.fround(nn.sigmoid(a[j] + b[j])), z = Math.fround(nn.sigmoid(a[H + j] + b[H + j]));
-      const n = Math.fround(Math.tanh(a[2 * H + j] + r * b[2 * H + j]));
-      next[j] = (1 - z) * n + z * h[j];
-    }
-    return { h: next, c };
-  }
-
-  // A GRULM from its exported weights (embedding.weight (V, E), rnn.*_l{k}, out.weight (V, H), out.bias).
-  // state: one {h, c} per layer (new arrays at every step: a state can be kept and resumed, as the prompt's is).
-  nn.lmModel = function (spec) {
-    const w = nn.load(spec), m = spec.options.model;
-    const layers = nn.layers(w, "rnn.", m.num_layers), H = m.hidden_size;
-    const inputs = new Map();   // token id -> layer 0's W_ih x + b_ih: computed once per token
-    const project0 = (id) => {
-      if (!inputs.has(id)) inputs.set(id, nn.linear(layers[0].w_ih, nn.row(w["embedding.weight"], id), layers[0].b_ih));
-      return inputs.get(id);
-    };
-    return {
-      start: () => layers.map(() => ({ h: new Float32Array(H), c: new Float32Array(H) })),
-      feed(state, id) {   // read one token: the new state
-        let x = null;
-        return layers.map((p, l) => {
-          const a = l === 0 ? project0(id) : nn.linear(p.w_ih, x, p.b_ih);
-          const next = cellStep(m.cell, a, nn.linear(p.w_hh, state[l].h, p.b_hh), state[l].h, state[l].c);
-          x = next.h;
-          return next;
-        });
-      },
-      logits: (state) => nn.linear(w["out.weight"], state[state.length - 1].h, w["out.bias"]),   // (V,)
-    };
-  };
-
-  // The distribution one step draws from (seqviz.sampling.distribution): (V,) doubles, 0 outside the top k.
-  nn.lmDistribution = function (logits, temperature, topK) {
-    const V = logits.length, keep = new Uint8Array(V);
-    if (topK && topK < V) {   // the k largest, by one pass that keeps them sorted (ties: the lower id first)
-      const best = [];
-      for (let i = 0; i < V; i++) {
-        if (best.length === topK) {
-          if (!(logits[i] > logits[best[topK - 1]])) continue;   // a tie stays out: the lower id was first
-          best.pop();
-        }
-        let r = best.length;
-        while (r > 0 && logits[best[r - 1]] < logits[i]) r--;
-        best.splice(r, 0, i);
-      }
-      for (const i of best) keep[i] = 1;
-    } else keep.fill(1);
-    let top = -Infinity, total = 0;
-    for (let i = 0; i < V; i++) if (keep[i]) top = Math.max(top, logits[i]);
-    const p = new Float64Array(V);
-    for (let i = 0; i < V; i++) if (keep[i]) { p[i] = Math.exp((logits[i] - top) / temperature); total += p[i]; }
-    for (let i = 0; i < V; i++) p[i] /= total;
-    return p;
-  };
-
-  // Inverse CDF in id order (seqviz.sampling.choose): the first id whose running sum exceeds u.
-  nn.lmChoose = function (p, u) {
-    let running = 0, last = -1;
-    for (let i = 0; i < p.length; i++) {
-      if (p[i] <= 0) continue;
-      running += p[i];
-      last = i;
-      if (running > u) return i;
-    }
-    return last;   // rounding left the total below u: the last possible token
-  };
-
-  // A typed prompt -> tokens and ids (characters, or words by seqviz.data.real.tokenize's rule); an Error
-  // whose message the view shows for an empty, too long or unknown prompt.
-  nn.lmTokens = function (spec, text) {
-    const v = spec.vocab, unit = v.level === "char" ? "character" : "word";
-    const tokens = (v.lower ? text.toLowerCase() : text).match(new RegExp(v.pattern, v.flags)) || [];
-    if (!tokens.length) throw new Error(`type a prompt in the box (at least one ${unit})`);
-    if (tokens.length > v.max_tokens) throw new Error(`${tokens.length} ${unit}s; this view reads at most ${v.max_tokens}`);
-    const index = v._index || (v._index = new Map(v.itos.map((t, i) => [t, i])));
-    const unknown = [...new Set(tokens.filter((t) => !index.has(t) || v.specials.includes(t)))];
-    if (unknown.length) {
-      const known = v.itos.filter((t) => !v.specials.includes(t)), show = (t) => JSON.stringify(t).slice(1, -1);
-      const listed = unknown.slice(0, 5).map((t) => `'${show(t)}'`).join(", ") + (unknown.length > 5 ? " ..." : "");
-      throw new Error(`this model has never seen ${listed}; it knows ${known.length} ${unit}s, such as ` +
-                      `${known.slice(0, 12).map(show).join(" ")} ...`);
-    }
-    return { tokens, ids: tokens.map((t) => index.get(t)) };
-  };
 
   // Probability -> background: dark orange (unlikely) through white to blue (likely): the text stays readable.
   const RAMP = ["#e66101", "#fdb863", "#f7f7f7", "#b2abd2", "#8c9fd9"];

@@ -1,13 +1,14 @@
-// seqviz gates (chapter 4): the gates of an LSTM or a GRU over a typed sentence, and the conveyor belt.
+// views.gates (chapter 4): the gates of an LSTM or a GRU over a typed sentence, and the conveyor belt.
 //
 // The picture is seqviz.viz.GatesCanvas's (the chapter's still): one heatmap per gate (rows: tokens, columns:
 // hidden units in the chapter's order), a white line above the belt's start token and, when the forget gate
 // is drawn, the belt panel: for some units, the share of the cell state after the start token that is still on
 // the belt at each later token, S(t, s) = f[t+1] * ... * f[s] (seqviz.viz.forget_survival), on a log scale,
-// and its mean over every drawn unit. The gates come from nn.recurrent (PyTorch's equations and gate order).
+// and its mean over every drawn unit. The gates come from nn.gatesReading (nn/recurrent.js), the belt from
+// nn.beltSurvival (nn/belt.js).
 "use strict";
 
-{  // one block: the names below are this file's own; it adds nn.gatesReading, nn.beltSurvival and views.gates
+{  // one block: the names below are this file's own; it adds views.gates
 
   // matplotlib's viridis at 0, 0.1, ..., 1 (gates lie in [0, 1]); signed values use ui.diverging (RdBu_r).
   const VIRIDIS = ["#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884", "#44bf70",
@@ -15,32 +16,6 @@
   const SIGMOID_GATES = ["forget", "input", "output", "update", "reset"];   // seqviz.viz.gates.SIGMOID_GATES
   const LINE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22"];
   const FLOOR = 1e-6, CEILING = 1.5;   // the belt's log axis, as GatesCanvas draws it
-
-  // A SequenceClassifier's embedding and recurrent layers 0..layer reading one sentence (ids): the trace of
-  // layer `layer`, {name: [T vectors (H,)]}. Only those layers are exported (seqviz/web/gates.py).
-  nn.gatesReading = function (spec, ids) {
-    const w = nn.load(spec), m = spec.options.model;
-    let xs = ids.map((i) => nn.row(w["embedding.weight"], i));   // T vectors (E,)
-    let trace = null;
-    for (const layer of nn.layers(w, "encoder.", m.layer + 1)) {
-      trace = nn.recurrent(m.cell, layer, xs);
-      xs = trace.h;                                               // the next layer reads this one's states
-    }
-    return trace;
-  };
-
-  // The conveyor belt from token index `start` (0-based): for s = start..T-1 the product
-  // f[start+1] * ... * f[s] per unit (1 at s = start), in doubles. forget: T vectors (U,). Returns T - start rows.
-  nn.beltSurvival = function (forget, start) {
-    const rows = [], U = forget[0].length;
-    let share = new Float64Array(U).fill(1);
-    rows.push(share);
-    for (let s = start + 1; s < forget.length; s++) {
-      share = share.map((v, u) => v * forget[s][u]);
-      rows.push(share);
-    }
-    return rows;
-  };
 
   const colour = (name, v, vmax) => SIGMOID_GATES.includes(name) ? ui.ramp(VIRIDIS, v) : ui.diverging(v, vmax);
   const superscript = (n) => String(n).replace(/./g, (c) => "⁰¹²³⁴⁵⁶⁷⁸⁹"["0123456789".indexOf(c)] || "⁻");

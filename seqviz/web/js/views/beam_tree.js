@@ -1,71 +1,12 @@
-// nn.beam and views.beam_tree: chapter 6's beam search in the reader's browser, drawn as a tree.
-//
-// nn.beam.search is seqviz.decode.beam_search(..., return_record=True) line for line: the same candidates
-// (float32 sums of a prefix's log-probability and the next token's), the same order (descending, ties to
-// the lower parent, then the lower token: torch.sort's stable order over the row-major (k, V) candidates),
-// the same finished/cut/kept/pruned record, the same early stop, the same score log P / n ** alpha. The
-// decoder is any `step(state, token) -> {logProbs (V,), state}`; views.beam_tree gives it chapter 6's
-// translator (nn.seq2seq.step, seq2seq.js), each live prefix carrying the decoder state before its last token.
+// views.beam_tree: chapter 6's beam search (nn.beam.search, beam.js) over chapter 6's translator
+// (nn.seq2seq.step, seq2seq.js) in the reader's browser, drawn as a tree like seqviz.viz.BeamTreePicture.
 "use strict";
 
-// score = log_prob / (generated tokens) ** alpha (seqviz.decode.length_score).
-nn.beam = {};
-
-nn.beam.score = (logProb, length, alpha) => logProb / Math.pow(length, alpha);
-
-// Returns {hypotheses: best first, each {tokens (bos first), log_prob, score, finished}, record: {nodes, steps, best}}.
-nn.beam.search = function (step, start, { bos, eos, beamSize, maxLen, alpha, prunedPerStep }) {
-  const record = { nodes: [{ id: 0, parent: null, token: bos, step: 0, log_prob: 0, score: 0, status: "root" }],
-                   steps: [], best: [] };
-  let live = [{ tokens: [bos], logProb: 0, id: 0, state: start }];  // the live prefixes
-  const finished = [];  // [{hypothesis, node}]
-  for (let t = 1; t <= maxLen; t++) {
-    const outs = live.map((h) => step(h.state, h.tokens[h.tokens.length - 1]));  // k x {logProbs (V,), state}
-    const V = outs[0].logProbs.length;
-    const candidates = new Float32Array(live.length * V);  // (k*V,), row-major like torch's flatten()
-    live.forEach((h, p) => outs[p].logProbs.forEach((lp, v) => { candidates[p * V + v] = h.logProb + lp; }));
-    const order = Array.from(candidates.keys()).sort((a, b) =>  // descending; stable: ties keep index order
-      (candidates[b] > candidates[a]) - (candidates[b] < candidates[a]) || a - b);
-    const info = { step: t, considered: candidates.length, kept: [], finished: [], pruned: [] };
-    const kept = [];
-    for (const flat of order.slice(0, beamSize)) {
-      const parent = Math.floor(flat / V), token = flat % V, logProb = candidates[flat];
-      if (logProb === -Infinity) continue;  // an impossible continuation is never kept
-      const tokens = [...live[parent].tokens, token], node = record.nodes.length;
-      const score = nn.beam.score(logProb, t, alpha);
-      let status = "kept";
-      if (token === eos) status = "finished";
-      else if (t === maxLen) status = "cut";  // out of room: kept as an unfinished hypothesis
-      if (status === "kept") kept.push({ tokens, logProb, id: node, state: outs[parent].state });
-      else finished.push({ hypothesis: { tokens, log_prob: logProb, score, finished: status === "finished" }, node });
-      record.nodes.push({ id: node, parent: live[parent].id, token, step: t, log_prob: logProb, score, status });
-      info[status === "kept" ? "kept" : "finished"].push(node);
-    }
-    for (const flat of order.slice(beamSize, beamSize + prunedPerStep)) {  // the best runners-up, for the picture
-      const parent = Math.floor(flat / V), token = flat % V, logProb = candidates[flat];
-      if (logProb === -Infinity) break;
-      const node = record.nodes.length;
-      record.nodes.push({ id: node, parent: live[parent].id, token, step: t, log_prob: logProb,
-                          score: nn.beam.score(logProb, t, alpha), status: "pruned" });
-      info.pruned.push(node);
-    }
-    record.steps.push(info);
-    if (!kept.length) break;
-    live = kept;
-    if (finished.length >= beamSize) {  // can any live prefix still enter the top beamSize?
-      const kth = finished.map((f) => f.hypothesis.score).sort((a, b) => b - a)[beamSize - 1];
-      if (Math.max(...live.map((h) => h.logProb)) / Math.pow(maxLen, alpha) <= kth) break;
-    }
-  }
-  finished.sort((a, b) => b.hypothesis.score - a.hypothesis.score);  // stable: equal scores keep their order
-  const best = finished.slice(0, beamSize);
-  record.best = best.map((f) => f.node);
-  return { hypotheses: best.map((f) => f.hypothesis), record };
-};
+{  // one block: the names below are this file's own; it adds views.beam_tree
 
 // y of every node in [0, 1], as seqviz.viz.beams._layout: leaves one apart in depth-first order (children
 // most likely first), a parent in the middle of its children; then divided by the largest.
-nn.beam.layout = function (nodes) {
+const layout = function (nodes) {
   const children = new Map();
   for (const n of nodes) (children.get(n.parent) || children.set(n.parent, []).get(n.parent)).push(n);
   for (const kids of children.values()) kids.sort((a, b) => b.log_prob - a.log_prob);
@@ -84,7 +25,7 @@ nn.beam.layout = function (nodes) {
 };
 
 // The legend and colours of seqviz.viz.beams.STYLE.
-nn.beam.style = { kept: ["kept in the beam", "#1f77b4"], finished: ["finished (eos) or cut at max_len", "#2ca02c"],
+const STYLE = { kept: ["kept in the beam", "#1f77b4"], finished: ["finished (eos) or cut at max_len", "#2ca02c"],
                   pruned: ["pruned (best runners-up)", "#bbbbbb"] };
 
 // Chapter 6: type a source sentence, move the beam size and alpha; the search runs here and its tree is
@@ -124,8 +65,8 @@ views.beam_tree = function (root, spec) {
 
   function draw() {
     if (shown.error) { view.picture.innerHTML = ""; throw shown.error; }
-    const { nodes, best } = shown.record, labels = o.target_itos, style = nn.beam.style;
-    const steps = Math.max(shown.maxLen, ...nodes.map((n) => n.step)), y = nn.beam.layout(nodes);
+    const { nodes, best } = shown.record, labels = o.target_itos, style = STYLE;
+    const steps = Math.max(shown.maxLen, ...nodes.map((n) => n.step)), y = layout(nodes);
     const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 270;  // y: -0.12 (top) .. 1.12, as the still's axes
     const X = (s) => left + plotW * (s + 0.4) / (steps + 0.8), Y = (id) => top + plotH * (y.get(id) + 0.12) / 1.24;
     const byId = new Map(nodes.map((n) => [n.id, n])), parts = [];
@@ -175,3 +116,4 @@ views.beam_tree = function (root, spec) {
   view.controls = { sentence: box.input, beam_size: width.input, alpha: penalty.input };
   return view;
 };
+}
