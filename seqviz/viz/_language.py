@@ -19,6 +19,7 @@ install one.
 from __future__ import annotations
 
 import copy
+import logging
 import re
 import sys
 
@@ -254,6 +255,15 @@ def _matplotlib(language: str) -> None:
     rest = [name for name in mpl.rcParams["font.sans-serif"] if name not in ("DejaVu Sans", family)]
     mpl.rcParams["font.family"] = ["DejaVu Sans", family]
     mpl.rcParams["font.sans-serif"] = ["DejaVu Sans", family, *rest]
+    # The packaged Noto Sans CJK has one weight: bold Chinese is drawn regular. matplotlib says so on stderr for
+    # every bold label ("Failed to find font weight bold"), which would print under the figure in the book.
+    logging.getLogger("matplotlib.font_manager").addFilter(_one_weight_only)
+
+
+def _one_weight_only(record) -> bool:
+    """False (drop) for matplotlib's notice that the CJK font has no bold weight; True for everything else."""
+    return not ("Failed to find font weight" in record.getMessage() and any(
+        name in record.getMessage() for name in i18n.CJK_FAMILIES))
 
 
 def _ipython(language: str) -> None:
