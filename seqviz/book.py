@@ -203,6 +203,9 @@ def say(name: str, outcome, sentences: Mapping, **values) -> str:
     if not isinstance(sentence, str) or not sentence.strip():
         raise ValueError(f"the sentence for {outcome!r} must be a non-empty string, got {sentence!r}")
     values = {k: (v.item() if hasattr(v, "item") and getattr(v, "ndim", 1) == 0 else v) for k, v in values.items()}
+    # a word the cell passes as a value ("above", "below") is translated where the catalogue knows it; a value
+    # that is data (a sentence of the task, a token) is not in any catalogue and stays as it is
+    values = {k: translate(v, strict=False) if isinstance(v, str) else v for k, v in values.items()}
     text = _fill(translate(sentence), values)
     glue(name, text)
     return text

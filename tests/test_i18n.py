@@ -70,8 +70,8 @@ def test_a_key_matches_its_filled_text_and_translates_what_it_captured():
 
 
 def test_say_glue_and_translate_follow_the_language(zh, capsys):
-    sentences = {"lower": "The RNN names the doer correctly in {k} of the {n} sentences, both passive ones included"}
-    assert sv.book.say("v", "lower", sentences, k=5, n=6) == "循环神经网络在 6 个句子中的 5 个里认对了施事者，两个被动句也包括在内"
+    sentences = {"some": "The RNN names the doer in {k} of the {n} sentences, the passive pair included."}
+    assert sv.book.say("v", "some", sentences, k=5, n=6) == "循环神经网络在 6 个句子里认对了 5 个施事者，那对被动句也认对了。"
     assert sv.book.translate("accuracy") == "准确率"
     assert sv.book.translate("words nobody translated, twice") == "words nobody translated, twice"
     sv.book.translate("words nobody translated, twice")
@@ -81,6 +81,20 @@ def test_say_glue_and_translate_follow_the_language(zh, capsys):
     assert sv.book.translate("dog", strict=False) == "dog" and "dog" not in sv.book.missing_translations()
     sv.book.set_language("en")
     assert sv.book.translate("accuracy") == "accuracy"
+
+
+def test_say_translates_the_words_a_cell_passes_but_not_data(zh):
+    """A value such as side="above" comes out in the book's language; a value that is data stays as it is."""
+    sentence = {"x": "Yet the running product in the second figure shrinks steadily, with slope {slope:.3f} per step "
+                     "against the mean-field {pred:.3f}. That is the right rate to within {gap:.2f} per step, but the gap "
+                     "compounds: by t = 1, {k} steps back, the mean-field line is {off:,.0f} times {side} the measured norm."}
+    text = sv.book.say("v", "x", sentence, slope=-0.1, pred=-0.12, gap=0.02, k=39, off=12, side="above")
+    assert "平均场偏高" in text and "above" not in text
+    said = sv.book.say("v", "w", {"w": "Who did it? “{sentence}”"}, sentence="the dog bites the man")
+    assert said == "谁干的？“the dog bites the man”"
+    sv.book.set_language("en")
+    assert "above the measured norm" in sv.book.say("v", "x", sentence, slope=-0.1, pred=-0.12, gap=0.02, k=39,
+                                                     off=12, side="above")
 
 
 def test_every_say_sentence_of_a_translated_chapter_has_chinese():
@@ -130,7 +144,7 @@ def test_a_plotly_figure_is_translated_and_its_data_left_alone(zh):
                       sliders=[dict(steps=[dict(label="the dog bites the man", method="update",
                                                 args=[{}, {"title.text": "Who did it? “the dog bites the man”"}])],
                                     currentvalue=dict(prefix="sentence: "))])
-    fig.add_hline(y=0.5, annotation_text="best possible without order")
+    fig.add_hline(y=0.5, annotation_text="best without order")
     out = localize_figure(fig.to_dict())
     assert out["layout"]["title"]["text"] == "谁干的？训练过程中的测试准确率"
     assert out["layout"]["xaxis"]["title"]["text"] == "训练步数"

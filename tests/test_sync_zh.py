@@ -155,10 +155,10 @@ def test_the_toc_mirrors_the_english_and_untranslated_pages_are_notices(copy):
     _, zh_parts = sync_zh.toc_parts(copy / "zh" / "_toc.yml")
     assert [files for _, files in en_parts] == [files for _, files in zh_parts]
     assert all(caption and "待译" not in caption for caption, _ in zh_parts)
-    notice = (copy / "zh" / "notebooks" / "02_sticky_note.md").read_text()
-    assert "status: untranslated" in notice and "{zh-untranslated} notebooks/02_sticky_note" in notice
-    (copy / "zh" / "notebooks" / "02_sticky_note.md").unlink()
-    assert "02_sticky_note.md: the notice page" in _failures(copy)
+    notice = (copy / "zh" / "notebooks" / "10_choosing_a_model.md").read_text()
+    assert "status: untranslated" in notice and "{zh-untranslated} notebooks/10_choosing_a_model" in notice
+    (copy / "zh" / "notebooks" / "10_choosing_a_model.md").unlink()
+    assert "10_choosing_a_model.md: the notice page" in _failures(copy)
 
 
 def test_a_started_page_is_english_under_a_notice_until_translated(copy):
