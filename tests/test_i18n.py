@@ -147,7 +147,7 @@ def test_a_plotly_figure_is_translated_and_its_data_left_alone(zh):
     fig.add_hline(y=0.5, annotation_text="best without order")
     out = localize_figure(fig.to_dict())
     assert out["layout"]["title"]["text"] == "谁干的？训练过程中的测试准确率"
-    assert out["layout"]["xaxis"]["title"]["text"] == "训练步数"
+    assert out["layout"]["xaxis"]["title"]["text"] == "训练步"
     assert out["layout"]["annotations"][0]["text"] == "不看顺序时的最好成绩"
     assert out["data"][1]["name"] == "循环神经网络" and "距离 %{x}" in out["data"][1]["hovertemplate"]
     assert out["data"][0]["x"] == ["the", "dog"] and out["data"][0]["y"] == ["词袋模型"]
