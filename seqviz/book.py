@@ -42,6 +42,7 @@ _TRANSLATORS: dict[str, Callable[[str], str | None]] = {}
 # functions called with the new language whenever it changes (seqviz.viz sets matplotlib's font by one)
 _LISTENERS: list[Callable[[str], None]] = []
 _MISSING: dict[str, None] = {}  # texts that had no translation, in order, each reported once
+_LETTER = re.compile(r"[^\W\d_]")  # a letter of any script
 
 
 _EXERCISE_LABEL = re.compile(r"\s*ch(\d+)([a-z]?)[.\-_ ]?ex(\d+)([a-z]?)\s*")
@@ -159,6 +160,8 @@ def translate(text: str, strict: bool = True) -> str:
     """
     if _language == "en" or not isinstance(text, str) or not text.strip() or i18n.has_cjk(text):
         return text
+    if not _LETTER.search(text):  # numbers and symbols only ("(0.26, 0.28)", "100.0%"): nothing to translate
+        return text
     translated = _TRANSLATORS[_language](text)
     if isinstance(translated, str):
         return translated
@@ -216,7 +219,7 @@ def span(values, fmt: str = ".0%", joiner: str = " to ") -> str:
     or one number when the smallest and the largest round to the same text (``"100%"``, not "100% to 100%")."""
     runs = _runs("values", values)
     low, high = format(min(runs), fmt), format(max(runs), fmt)
-    return low if low == high else f"{low}{joiner}{high}"
+    return low if low == high else f"{low}{translate(joiner, strict=False)}{high}"  # " to ": the book's language
 
 
 def _finite(name: str, value) -> float:
