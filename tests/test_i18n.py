@@ -97,6 +97,14 @@ def test_say_translates_the_words_a_cell_passes_but_not_data(zh):
                                                      off=12, side="above")
 
 
+def test_an_english_sentence_that_cites_a_chinese_title_is_still_translated(zh):
+    english = ("Below ρ = 1 its gradient vanishes, above it explodes, and at ρ = 1 it stays roughly level (slope within "
+               "±0.05 per step). This is the rule of 《从“序列”到“理解”的本质之旅》, and for these random matrices it "
+               "holds.")
+    assert sv.book.translate(english).startswith("ρ < 1 时它的梯度消失")
+    assert not i18n.has_cjk(english) and i18n.has_cjk("这是中文。") and i18n.has_cjk("《为什么序列与众不同》")
+
+
 def test_every_say_sentence_of_a_translated_chapter_has_chinese():
     assert TRANSLATED, "the pilot chapter is translated"
     catalogue = i18n.catalogue("zh")

@@ -47,9 +47,14 @@ SYSTEM_FONT_FILES = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
                      "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc")
 
 
+_CITED_TITLE = re.compile(r"《[^》]*》")  # an English sentence may cite a Chinese title: it is still English
+
+
 def has_cjk(text: str) -> bool:
-    """Whether ``text`` holds a Chinese character or CJK punctuation (then it is not English to translate)."""
-    return bool(CJK.search(text))
+    """Whether ``text`` holds a Chinese character or CJK punctuation outside a cited title 《...》 (then it is not
+    English to translate)."""
+    rest = _CITED_TITLE.sub("", text)
+    return bool(CJK.search(rest)) or (not re.search(r"[A-Za-z]", rest) and bool(CJK.search(text)))
 
 
 def _fields(template: str) -> list[tuple[str, str | None, str]]:
