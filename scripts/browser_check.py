@@ -193,7 +193,7 @@ def pages(html: Path, patterns: list[str]) -> list[Path]:
     found = []
     for path in sorted(html.rglob("*.html")):
         rel = path.relative_to(html).as_posix()
-        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP:
+        if rel.removeprefix("zh/").startswith(("_static/", "_sources/", "_images/")) or rel in SKIP:  # both editions
             continue
         if patterns and not any(fnmatch.fnmatch(rel, p) for p in patterns):
             continue
