@@ -206,3 +206,27 @@ def test_matplotlib_draws_chinese_without_a_missing_glyph():
     finally:
         sv.book.set_language("en")
     assert matplotlib.rcParams["font.family"] != ["DejaVu Sans", "Noto Sans CJK SC"]  # English restored
+
+
+def test_the_chinese_build_joins_wrapped_lines_and_the_spaces_beside_glued_chinese():
+    """book/_ext/seqviz_book.py: a line break or a role's space between two Chinese characters is removed in the
+    Chinese edition; beside a number or a Latin word the space stays; the English edition is left alone."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+
+    ext_spec = importlib.util.spec_from_file_location("seqviz_book_ext", ROOT / "book" / "_ext" / "seqviz_book.py")
+    ext = importlib.util.module_from_spec(ext_spec)
+    ext_spec.loader.exec_module(ext)
+
+    def paragraph():
+        para = nodes.paragraph()
+        para += [nodes.Text("它传回的信号是 21 倍。"), nodes.Text(" "), nodes.inline(text="长短期记忆网络"),
+                 nodes.Text(" 无论穿过\n多少个词，"), nodes.inline(text="10"), nodes.Text(" 个词之后 LSTM 仍然\n在。")]
+        return para
+
+    zh, en = paragraph(), paragraph()
+    ext._join_cjk_lines(SimpleNamespace(config=SimpleNamespace(seqviz_edition="zh")), zh)
+    ext._join_cjk_lines(SimpleNamespace(config=SimpleNamespace(seqviz_edition="en")), en)
+    assert zh.astext() == "它传回的信号是 21 倍。长短期记忆网络无论穿过多少个词，10 个词之后 LSTM 仍然在。"
+    assert en.astext() == paragraph().astext()

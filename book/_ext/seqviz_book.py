@@ -143,15 +143,23 @@ def _join_cjk_lines(app, doctree):
     skip = (nodes.literal_block, nodes.literal, nodes.math, nodes.math_block, nodes.raw, nodes.comment)
     for text in list(doctree.findall(nodes.Text)):
         parent = text.parent
-        if parent is None or isinstance(parent, skip) or "\n" not in text:
+        if parent is None or isinstance(parent, skip) or not ("\n" in text or text.startswith(" ")
+                                                               or text.endswith(" ")):
             continue
         new = _SOFT_BREAK.sub("", str(text))
         index = next(i for i, child in enumerate(parent.children) if child is text)  # equal texts abound
+        before = parent[index - 1].astext() if index > 0 else ""
+        after = parent[index + 1].astext() if index + 1 < len(parent) else ""
         if not new.strip():
-            before = parent[index - 1].astext() if index > 0 else ""
-            after = parent[index + 1].astext() if index + 1 < len(parent) else ""
             if before and after and _IS_CJK.match(before[-1]) and _IS_CJK.match(after[0]):
                 new = ""
+        else:
+            # the space the source needs beside a {glue:text} role ("……倍。 {glue:text}`x`") is no space in Chinese
+            # when both neighbours are Chinese; beside a number or a Latin word it stays
+            if new.startswith(" ") and before and _IS_CJK.match(before[-1]) and _IS_CJK.match(new.lstrip()[:1] or "a"):
+                new = new.lstrip(" ")
+            if new.endswith(" ") and after and _IS_CJK.match(after[0]) and _IS_CJK.match(new.rstrip()[-1:] or "a"):
+                new = new.rstrip(" ")
         if new != str(text):
             parent.children[index] = nodes.Text(new)
             parent.children[index].parent = parent
