@@ -91,6 +91,8 @@ def _header(app, config):
     if config.seqviz_edition not in EDITIONS:
         raise ValueError(f"seqviz_edition must be one of {list(EDITIONS)}, got {config.seqviz_edition!r}")
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    if config.html_theme != "sphinx_book_theme":  # the switch sits in that theme's article header; others lack it
+        return
     options = dict(config.html_theme_options or {})
     end = options.get("article_header_end") or ["article-header-buttons.html"]
     end = [end] if isinstance(end, str) else list(end)
