@@ -1,7 +1,9 @@
 """The measurement layer: how long, how much memory, how it grows, how many parameters, and the tables.
 
 - :func:`time_call`: the median time of a function, repeated until the clock is trustworthy, waiting for the
-  accelerator (a GPU runs its work asynchronously); :func:`time_samples`: every repeat, for
+  accelerator (a GPU runs its work asynchronously); :class:`Stopwatch`: the wall and CPU seconds of a long job,
+  paused while it does something else (training time without its evaluations);
+  :func:`time_samples`: every repeat, for
   ``seqviz.book.compare_times``, which judges two timings only beyond their spread;
 - :func:`activation_bytes`: the one way the book measures what a training step keeps for backward;
 - :func:`fit_power_law`, :func:`crossover`, :func:`fitted_growth`: ``y ~ c * x^p`` by least squares on
@@ -116,33 +118,63 @@ class Stopwatch:
     ``clock = Stopwatch(device)``; ``clock.start()`` ... ``clock.stop()`` adds the interval to ``clock.seconds``
     (start and stop may alternate, to leave evaluation off the clock); ``clock.elapsed()`` is the total so far,
     the running interval included. Also a context manager: ``with Stopwatch(device) as clock: ...``.
+
+    A long job that pauses (``make checkpoints``: evaluations are not training time) uses ``pause()`` and
+    ``resume()``, which do nothing when the clock is already paused or running, and reads ``wall`` (the same
+    seconds as ``elapsed()``) and ``cpu``: this process's CPU seconds while running, all threads. The CPU
+    seconds of a one-thread job on a busy machine are close to the wall seconds it would take on a quiet one.
+    ``Stopwatch(running=True)`` starts at once.
     """
 
-    def __init__(self, device=None):
+    def __init__(self, device=None, *, running: bool = False):
         self.device = device
         self.seconds = 0.0
-        self._since: float | None = None
+        self._cpu = 0.0
+        self._since: tuple[float, float] | None = None
+        if running:
+            self.start()
 
     def start(self) -> Stopwatch:
         if self._since is not None:
             raise ValueError("the stopwatch is already running: stop() it first")
         _sync(self.device)
-        self._since = time.perf_counter()
+        self._since = (time.perf_counter(), time.process_time())
         return self
 
     def stop(self) -> float:
         if self._since is None:
             raise ValueError("the stopwatch is not running: start() it first")
         _sync(self.device)
-        self.seconds += time.perf_counter() - self._since
+        self.seconds += time.perf_counter() - self._since[0]
+        self._cpu += time.process_time() - self._since[1]
         self._since = None
         return self.seconds
+
+    def resume(self) -> Stopwatch:
+        return self if self._since is not None else self.start()
+
+    def pause(self) -> Stopwatch:
+        if self._since is not None:
+            self.stop()
+        return self
 
     def elapsed(self) -> float:
         if self._since is None:
             return self.seconds
         _sync(self.device)
-        return self.seconds + time.perf_counter() - self._since
+        return self.seconds + time.perf_counter() - self._since[0]
+
+    @property
+    def wall(self) -> float:
+        """Seconds on the wall clock while running (as :meth:`elapsed`)."""
+        return self.elapsed()
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds of this process while running."""
+        if self._since is None:
+            return self._cpu
+        return self._cpu + time.process_time() - self._since[1]
 
     @property
     def running(self) -> bool:

@@ -5,6 +5,13 @@ optimiser, optionally clips gradients (by norm or by value), shows a ``tqdm.auto
 bar, guards against NaN/inf losses and returns a :class:`History`. Extra behaviour goes
 in through ``callbacks``: ``callback(step, model, record)``; returning True stops.
 
+Three hooks serve long runs (``make checkpoints``) without changing what a chapter's call does:
+``schedule(step) -> factor`` multiplies the learning rate (:func:`warmup_schedule`: a linear warm-up,
+then a cosine, linear or inverse-square-root decay; Vaswani et al., 2017; Loshchilov and Hutter, 2017);
+``sampler(generator, batch_size) -> row indices`` chooses each minibatch (:func:`length_buckets`: rows of
+similar length together, so a batch carries little padding); ``collate(batch) -> batch`` reshapes it
+(e.g. :func:`seqviz.data.trim_padding`) before it goes to the device.
+
 A learning-rate schedule is such a callback: :func:`schedule_callback` sets the optimiser's rate
 before every step from ``schedule(step)``, and :func:`warmup_lr` is the Transformer's schedule (a linear
 warm-up, then a decay with the inverse square root of the step; Vaswani et al. 2017). Used by chapter 8.
@@ -57,6 +64,67 @@ class History:
 def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
     """Share of argmax predictions equal to the targets (over the last dimension of logits)."""
     return (logits.argmax(-1) == targets).float().mean().item()
+
+
+DECAYS = ("constant", "cosine", "linear", "inverse_sqrt")
+
+
+def warmup_schedule(warmup: int, total: int, decay: str = "cosine", floor: float = 0.0) -> Callable[[int], float]:
+    """A learning-rate factor per step (1-based) for :func:`fit`'s ``schedule``: it rises linearly from
+    ``1/warmup`` to 1 over the first ``warmup`` steps, then ``decay``s: ``"constant"`` (stays 1), ``"cosine"``
+    (half a cosine down to ``floor`` at step ``total``), ``"linear"`` (a straight line down to ``floor``) or
+    ``"inverse_sqrt"`` (``sqrt(warmup / step)``, the Transformer's schedule, never below ``floor``)."""
+    for name, value in (("warmup", warmup), ("total", total)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    if total < 1 or warmup > total:
+        raise ValueError(f"need 0 <= warmup <= total and total >= 1, got warmup={warmup}, total={total}")
+    if decay not in DECAYS:
+        raise ValueError(f"decay must be one of {DECAYS}, got {decay!r}")
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 <= floor <= 1.0:
+        raise ValueError(f"floor must be a number in [0, 1] (a share of the peak rate), got {floor!r}")
+
+    def factor(step: int) -> float:
+        if step <= warmup:
+            return step / warmup
+        if decay == "constant":
+            return 1.0
+        if decay == "inverse_sqrt":
+            return max(floor, math.sqrt(max(1, warmup) / step))
+        progress = min(1.0, (step - warmup) / max(1, total - warmup))  # 0 after warm-up, 1 at the last step
+        shape = 0.5 * (1.0 + math.cos(math.pi * progress)) if decay == "cosine" else 1.0 - progress
+        return floor + (1.0 - floor) * shape
+
+    return factor
+
+
+def length_buckets(lengths, batch_size: int, bucket_size: int | None = None) -> Callable:
+    """A ``sampler`` for :func:`fit` that draws each minibatch from rows of similar length.
+
+    The rows are sorted by ``lengths`` (ties in a fixed random order) and cut into buckets of ``bucket_size``
+    rows (default ``50 * batch_size``); a step picks one bucket at random, with a chance proportional to its
+    rows, and ``batch_size`` rows inside it. Every row keeps the same chance of being drawn as with plain random
+    sampling, but a batch's rows differ little in length, so :func:`seqviz.data.trim_padding` can cut most of
+    the padding. Deterministic for a given ``generator``."""
+    lengths = torch.as_tensor(lengths)
+    if lengths.dim() != 1 or lengths.numel() == 0 or lengths.dtype.is_floating_point:
+        raise ValueError(f"lengths must be a non-empty 1-D tensor of ints (one per row), got "
+                         f"{tuple(lengths.shape)} {lengths.dtype}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    bucket_size = bucket_size or 50 * batch_size
+    if isinstance(bucket_size, bool) or not isinstance(bucket_size, int) or bucket_size < batch_size:
+        raise ValueError(f"bucket_size must be an int >= batch_size ({batch_size}), got {bucket_size!r}")
+    jitter = torch.rand(lengths.numel(), generator=torch.Generator().manual_seed(0))
+    order = torch.argsort(lengths.double() + 0.5 * jitter)  # sorted by length, ties shuffled once
+    buckets = list(order.split(bucket_size))
+    sizes = torch.tensor([len(b) for b in buckets], dtype=torch.double)
+
+    def sample(generator: torch.Generator, size: int) -> torch.Tensor:
+        bucket = buckets[int(torch.multinomial(sizes, 1, generator=generator))]
+        return bucket[torch.randint(len(bucket), (min(size, len(bucket)),), generator=generator)]
+
+    return sample
 
 
 def _split(data, name):
@@ -130,7 +198,8 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
         clip_value: float | None = None, valid: Sequence[torch.Tensor] | None = None,
         metrics: dict[str, Callable] | None = None, eval_every: int | None = None, log_every: int = 1,
         device=None, seed: int = 0, progress: bool = True, on_nonfinite: str = "raise",
-        callbacks: Sequence[Callable] = (), desc: str = "training") -> History:
+        callbacks: Sequence[Callable] = (), desc: str = "training", schedule: Callable[[int], float] | None = None,
+        sampler: Callable | None = None, collate: Callable | None = None) -> History:
     """Train ``model`` for ``steps`` minibatch updates and return the :class:`History`.
 
     ``train`` and ``valid`` are tuples ``(inputs..., targets)``; the model is called as
@@ -141,6 +210,11 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     records where it happened (``history.diverged_at``) and returns. ``device`` (default
     :func:`~seqviz.config.pick_device`) is where the model is moved and trained; the data may stay on the
     CPU (each minibatch is moved), and the model stays on ``device`` afterwards.
+
+    ``schedule(step)`` multiplies every parameter group's learning rate at that step (:func:`warmup_schedule`);
+    each record then holds the ``lr`` used. ``sampler(generator, batch_size)`` returns the row indices of a
+    minibatch (default: uniformly at random; :func:`length_buckets`); ``collate(batch)`` maps the list of
+    indexed tensors to the list the model and loss read (e.g. :func:`seqviz.data.trim_padding`).
     """
     n = _split(train, "train")
     if not isinstance(steps, int) or steps < 1:
@@ -152,7 +226,11 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     metrics = dict(metrics or {})
     device = torch.device(device) if device is not None else pick_device()
     model.to(device)
+    for name, hook in (("schedule", schedule), ("sampler", sampler), ("collate", collate)):
+        if hook is not None and not callable(hook):
+            raise ValueError(f"{name} must be a function or None, got {type(hook).__name__}")
     optimizer = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
+    base_lrs = [group["lr"] for group in optimizer.param_groups]
     generator = torch.Generator().manual_seed(seed)
     history = History()
     eval_every = eval_every or steps
@@ -161,8 +239,10 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
     bar = progress_bar(range(1, steps + 1), desc=desc, disable=not progress, leave=False)
     model.train()
     for step in bar:
-        index = torch.randint(n, (min(batch_size, n),), generator=generator)
-        batch = [t[index].to(device) for t in train]
+        index = sampler(generator, batch_size) if sampler is not None else \
+            torch.randint(n, (min(batch_size, n),), generator=generator)
+        batch = [t[index] for t in train]
+        batch = [t.to(device) for t in (collate(batch) if collate is not None else batch)]
         output = model(*batch[:-1])
         loss = loss_fn(output, batch[-1])
         optimizer.zero_grad(set_to_none=True)
@@ -171,6 +251,11 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
         grad_norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads])).item() \
             if grads else 0.0
         record = {"step": step, "loss": loss.item(), "grad_norm": grad_norm}
+        if schedule is not None:
+            factor = float(schedule(step))
+            for group, base in zip(optimizer.param_groups, base_lrs):
+                group["lr"] = base * factor
+            record["lr"] = base_lrs[0] * factor
         if not (math.isfinite(record["loss"]) and math.isfinite(grad_norm)):
             history.records.append(record)
             history.diverged_at = step
@@ -189,7 +274,7 @@ def fit(model: nn.Module, train: Sequence[torch.Tensor], loss_fn: Callable, *, s
             scores = evaluate(model, valid, metrics, loss_fn, device=device)
             record.update({f"valid_{k}": v for k, v in scores.items()})
             bar.set_postfix({k: f"{v:.3f}" for k, v in scores.items()})
-        if step % log_every == 0 or step == steps or len(record) > 3:
+        if step % log_every == 0 or step == steps or any(k.startswith("valid_") for k in record):
             history.records.append(record)
         if any(cb(step, model, record) for cb in callbacks):
             break

@@ -39,3 +39,29 @@ def test_sources_name_their_licence_and_bad_input_is_explained():
         real.sentence_pairs("train", max_words=0)
     with pytest.raises(ValueError, match="string"):
         real.tokenize(None)
+
+
+def test_the_large_slice_starts_with_the_small_file_and_splits_the_same_way():
+    small = [(tuple(p.source), tuple(p.target)) for p in real.sentence_pairs("all")]
+    large = [(tuple(p.source), tuple(p.target)) for p in real.sentence_pairs("all", size="large")]
+    assert len(large) == 47_482 and large[:8000] == small  # the small file is an exact subset, its first lines
+    for split in ("train", "valid", "test"):
+        s = {p for p in map(lambda x: (tuple(x.source), tuple(x.target)), real.sentence_pairs(split))}
+        big = {(tuple(p.source), tuple(p.target)) for p in real.sentence_pairs(split, size="large")}
+        assert s <= big, split  # a pair lies in the same split in both files
+    train_english = {tuple(p.source) for p in real.sentence_pairs("train", size="large")}
+    assert not train_english & {tuple(p.source) for p in real.sentence_pairs("test", size="large")}
+    assert len(set(large)) == len(large) - (len(small) - len(set(small)))  # no duplicates beyond the small file's
+
+
+def test_file_hashes_name_the_shipped_bytes():
+    import hashlib
+
+    path = real.FOLDER / "eng_fra_large.tsv.gz"
+    assert real.file_sha256("eng_fra_large.tsv.gz") == hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(ValueError, match="no shipped file 'fra.txt'"):
+        real.file_sha256("fra.txt")
+    with pytest.raises(ValueError, match="size must be 'small'"):
+        real.sentence_pairs("test", size="medium")
+    with pytest.raises(ValueError, match="max_words"):
+        real.sentence_pairs("test", max_words=True)

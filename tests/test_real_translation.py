@@ -27,6 +27,19 @@ def test_bleu_equals_the_formula_on_a_tiny_case():
     assert bleu(["a b c d e f"], [["a b c d e f g"]]) == pytest.approx(100 * math.exp(1 - 7 / 6), abs=1e-6)
 
 
+def test_bleu_parts_are_the_clipped_precisions_and_the_brevity_penalty():
+    # "le le le le" against "le chat dort ." and "a b c d e f" against a reference one word longer
+    run = Translations([["x"], ["y"]], [[["le", "chat", "dort", "."]], [["a", "b", "c", "d", "e", "f", "g"]]],
+                       [["le", "le", "le", "le"], ["a", "b", "c", "d", "e", "f"]])
+    parts = run.bleu_parts()
+    assert parts["output_length"] == 10 and parts["reference_length"] == 11
+    assert parts["precisions"][0] == pytest.approx((1 + 6) / 10)  # one "le" credited, not four (clipping)
+    assert parts["precisions"][1] == pytest.approx(5 / 8)          # "le le" x3 never, "a b" ... "e f" all five
+    assert parts["brevity_penalty"] == pytest.approx(math.exp(1 - 11 / 10))
+    score = parts["brevity_penalty"] * math.exp(sum(math.log(p) for p in parts["precisions"]) / 4)
+    assert run.bleu() == pytest.approx(100 * score, abs=1e-6)
+
+
 def test_bleu_equals_sacrebleus_corpus_bleu():
     import sacrebleu
 
@@ -172,3 +185,33 @@ def test_the_runner_trains_on_the_default_device_and_gives_the_cpus_translations
         assert next(t.model.parameters()).device.type == "meta"      # the emulated accelerator
         got = [translate(t, "valid", beam_size=k, limit=5).outputs for k in (1, 2)]
     assert got == expected
+
+
+def test_a_subword_translator_reads_and_writes_whole_words():
+    """With BPE the model reads English pieces and writes French pieces; translate() still scores words."""
+    from seqviz.data.subwords import SubwordBPE as BPE
+
+    pairs = [Pair(["they", "will", "sing", "."], ["ils", "chanteront", "demain", "."]),
+             Pair(["he", "will", "dance", "."], ["il", "dansera", "demain", "."])]  # 4 tokens: BLEU has a 4-gram
+    source_bpe = BPE.learn([w for p in pairs for w in p.source], 6)
+    target_bpe = BPE.learn([w for p in pairs for w in p.target], 6)
+    pieces = [Pair(source_bpe.encode(p.source), target_bpe.encode(p.target)) for p in pairs]
+    assert any(x.endswith("@@") for p in pieces for x in p.target)  # some word really is split
+    source, target = build_vocabs(pieces, 1)
+    torch.manual_seed(0)
+    model = Seq2Seq(len(source), len(target), 16, 32, attention=True, bos_id=target.stoi[BOS],
+                    eos_id=target.stoi[EOS])
+    fit(model, pairs_to_tensors(pieces, source, target), sequence_loss, steps=150, batch_size=2, lr=1e-2,
+        device="cpu", progress=False)
+    translator = RealTranslator(model.eval(), source, target, [], 0.0, True, source_bpe, target_bpe)
+    assert translator.encode_source(["he", "will"]) == source.encode(source_bpe.encode(["he", "will"]))
+    t = translate(translator, pairs)
+    assert t.outputs == [p.target for p in pairs] and t.bleu() == pytest.approx(100.0)
+    with pytest.raises(ValueError, match="non-empty list of words"):
+        translator.encode_source("he will")
+    with pytest.raises(ValueError, match="output ids must be ints"):
+        translator.words([len(target)])
+    with pytest.raises(ValueError, match="RealTranslator"):
+        translate(model, pairs)
+    with pytest.raises(ValueError, match="length_penalty"):
+        translate(translator, pairs, beam_size=2, length_penalty=float("nan"))

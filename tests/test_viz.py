@@ -27,6 +27,22 @@ def test_slider_figure_precomputes_every_step():
         viz.slider_figure({"a": frames["0"], "b": go.Figure()})
 
 
+def test_slider_frames_of_different_sizes_keep_their_own_axes_and_the_tallest_fits():
+    # beam trees of beam sizes 1 and 5 differ in depth and width: each step must show its frame in its own window
+    small = viz.lines_figure({"a": ([0, 1], [0, 1])}, title="small", height=300)
+    small.update_layout(yaxis_range=[2, -1], xaxis_range=[-0.5, 1.5])
+    big = viz.lines_figure({"a": ([0, 3], [0, 9])}, title="big", height=700)
+    big.update_layout(yaxis_range=[10, -1], xaxis_range=[-0.5, 3.5])
+    fig = viz.slider_figure({"1": small, "5": big}, slider_label="k")
+    steps = fig.layout.sliders[0].steps
+    assert list(steps[1].args[1]["yaxis.range"]) == [10, -1] and list(steps[0].args[1]["yaxis.range"]) == [2, -1]
+    assert list(steps[1].args[1]["xaxis.range"]) == [-0.5, 3.5]
+    assert fig.layout.height == 700 + 60
+    # frames that share their axes change nothing but the title, as before
+    same = viz.slider_figure({"a": small, "b": small}, slider_label="k")
+    assert same.layout.sliders[0].steps[1].args[1] == {"title.text": "small"}
+
+
 def test_slider_figure_as_a_menu_names_every_step():
     sentences = ["the dog bites the man", "the man who the dog saw near the old red barn bites the dog"]
     frames = {s: viz.lines_figure({"a": ([0, 1], [k, k])}, title=f"answer {k}") for k, s in enumerate(sentences)}

@@ -90,7 +90,8 @@ def _unsmoothed(train_ids, test_ids, vocab_size):
                     / (len(test_ids) - 1))
 
 
-values("ch04b", perplexity=_perplexity_reference, sample=_sample_reference, bigram_perplexity=_bigram_reference)
+values("ch04b", perplexity=_perplexity_reference, sample=_sample_reference, bigram_perplexity=_bigram_reference,
+       untrained_perplexity=lambda choices: choices[2])
 mistakes("ch04b", "perplexity", perplexity_of_batch_means=_perplexity_of_batch_means,
          perplexity_base_two=_perplexity_base_two, mean_loss=_mean_loss)
 mistakes("ch04b", "sample", sample_argmax=_sample_argmax, sample_sorted=_sample_sorted,
@@ -117,6 +118,12 @@ solution("ch04b.ex3", lambda: _bigram_reference, forbidden=("seqviz.experiments.
     "test counts": (lambda: _bigram_test_counts, "held out"),
     "constant": (lambda: (lambda train, test, V: float(V)), "then exp of the mean of -log P(b | a)"),
     "unsmoothed": (lambda: _unsmoothed, "never occurs in training")})
+
+
+solution("ch04b.ex4", lambda: "c", wrong={
+    "perfect": (lambda: "a", "a perfect model"),
+    "bigram": (lambda: "b", "has read nothing"),
+    "confident": (lambda: "d", "the weights start small")})
 
 
 @hidden("ch04b.ex1")

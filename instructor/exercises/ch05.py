@@ -25,7 +25,15 @@ def _summary_reference(out, lengths, hidden_size):
     return torch.cat([forward, backward], dim=-1)  # (B, 2H)
 
 
-values("ch05", reverse_within_length=_reverse_reference, decoder_io=_shift_reference, summary=_summary_reference)
+def _clipped_precision(output, reference):
+    from collections import Counter
+
+    counts, allowed = Counter(output), Counter(reference)
+    return sum(min(n, allowed[w]) for w, n in counts.items()) / len(output)
+
+
+values("ch05", reverse_within_length=_reverse_reference, decoder_io=_shift_reference, summary=_summary_reference,
+       clipped_precision=_clipped_precision)
 
 solution("ch05.ex1", lambda: _reverse_reference, forbidden=("seqviz.models.seq2seq.reverse_padded",), wrong={
     "flips the pads": (lambda: (lambda x, lengths: x.flip(1)), "flipped the padding too"),
@@ -61,3 +69,7 @@ def _hidden_summary(answer, g):
         B, T, H = randint(g, 1, 5), randint(g, 1, 7), randint(g, 1, 4)
         cases.append((torch.randn(B, T, 2 * H, generator=g), torch.randint(1, T + 1, (B,), generator=g), H))
     return agree(answer, _summary_reference, cases, "summary")
+
+solution("ch05.ex4", lambda: 0.25, wrong={"unclipped": (lambda: 1.0, "clipping"),
+                                          "by the reference": (lambda: 1 / 3, "not in the reference"),
+                                          "a percentage": (lambda: 25.0, "as a fraction")})

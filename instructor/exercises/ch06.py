@@ -54,7 +54,7 @@ def _log_prob_reference(probs):
 
 values("ch06", score=_score_reference, winner=_winner,
        best_totals=lambda live, nxt, beam: _beam_step_reference(live, nxt, beam)[2],
-       sequence_log_prob=_log_prob_reference)
+       sequence_log_prob=_log_prob_reference, wider_beam=lambda choices: choices[1])
 
 solution("ch06.ex1", lambda: _score_reference, forbidden=("seqviz.decode.length_score",), wrong={
     "per token": (lambda: (lambda lp, n, a: lp / n), "should be the log-probability itself"),
@@ -103,3 +103,6 @@ def _hidden_beam_step(answer, g):
 def _hidden_log_prob(answer, g):
     probs = torch.rand(5000, generator=g) * 0.9 + 1e-30  # (5000,) float32, some tiny
     return agree(answer, _log_prob_reference, [(probs,)], "sequence_log_prob", atol=1e-3, rtol=1e-5)
+
+solution("ch06.ex4", lambda: "b", wrong={"never": (lambda: "a", "count"),
+                                         "always": (lambda: "c", "greedy is beam search")})

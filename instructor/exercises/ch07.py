@@ -87,3 +87,7 @@ def _hidden_attention_count(answer, g):
     cases = [(randint(g, 1, 100), randint(g, 1, 100), randint(g, 1, 100)) for _ in range(4)]
     return agree(answer, lambda q, k, a: count_parameters(AdditiveAttention(q, k, a)), cases,
                  "attention_parameters")
+
+values("ch07", reverse_look=lambda choices: choices[1])
+solution("ch07.ex4", lambda: "b", wrong={"first word": (lambda: "a", "copying translator"),
+                                         "evenly": (lambda: "c", "average")})

@@ -25,6 +25,7 @@ from .translation import (
     translate_digits,
     translation_task,
     translation_vocabs,
+    trim_padding,
 )
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
     "who_did_it_task", "who_did_it_vocab",
     # chapters 5-7: translation and tagging
     "Pair", "Tagged", "encode_source", "pairs_to_tensors", "strip_specials", "tagged_to_tensors", "tagging_task",
-    "tagging_vocabs", "translate_digits", "translation_task", "translation_vocabs", "word_positions",
+    "tagging_vocabs", "translate_digits", "translation_task", "translation_vocabs", "trim_padding", "word_positions",
     # chapter 10: forecasting
     "forecast_windows", "sine_series",
     # chapter 9: BERT

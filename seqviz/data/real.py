@@ -3,9 +3,12 @@
 - :func:`book_text`: Herman Melville's *Moby-Dick* (1851, public domain), split once and for all into
   train (the first 80 % of its lines), valid (the next 10 %) and test (the last 10 %): a model is judged on
   chapters it never read;
-- :func:`sentence_pairs`: 8,000 English-French pairs from Tatoeba (CC-BY 2.0 FR, Tatoeba.org contributors),
+- :func:`sentence_pairs`: English-French pairs from Tatoeba (CC-BY 2.0 FR, Tatoeba.org contributors),
   tokenized (:func:`tokenize`) and split 80/10/10 by the English sentence, so that every translation of one
-  English sentence lands in the same split;
+  English sentence lands in the same split: 8,000 pairs (``size="small"``, what the chapters train on live) or
+  47,482 (``size="large"``, what the long-run translators of ``make checkpoints`` learn from; the small file
+  is its first 8,000 lines, and a sentence falls in the same split in both);
+- :func:`file_sha256`: the SHA-256 of a shipped file (a checkpoint records the data it was trained on);
 - :data:`SOURCES`: where each file comes from, its licence and the attribution to print.
 
 DATA.md (repository root) has the full provenance; ``scripts/make_real_data.py`` wrote the files.
@@ -15,6 +18,8 @@ Used by the language-model chapter (4b) and by chapters 5 to 7 and 10.
 from __future__ import annotations
 
 import functools
+import gzip
+import hashlib
 import re
 import zlib
 from pathlib import Path
@@ -31,7 +36,13 @@ SOURCES = {
     "pairs": {"file": "eng_fra.tsv", "title": "English-French sentence pairs", "licence": "CC-BY 2.0 FR",
               "attribution": "Sentence pairs from Tatoeba (https://tatoeba.org), by the Tatoeba contributors, "
                              "CC-BY 2.0 FR, in the tab-separated form of manythings.org/anki; a slice of 8,000 pairs"},
+    "pairs_large": {"file": "eng_fra_large.tsv.gz", "title": "English-French sentence pairs (large slice)",
+                    "licence": "CC-BY 2.0 FR",
+                    "attribution": "Sentence pairs from Tatoeba (https://tatoeba.org), by the Tatoeba contributors, "
+                                   "CC-BY 2.0 FR, in the tab-separated form of manythings.org/anki; a slice of "
+                                   "47,482 pairs"},
 }
+SIZES = {"small": "pairs", "large": "pairs_large"}
 TOKEN = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
 
 
@@ -68,16 +79,35 @@ def _split_of(english: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _pairs() -> tuple[tuple[str, str, str], ...]:
-    rows = (FOLDER / SOURCES["pairs"]["file"]).read_text(encoding="utf-8").splitlines()
+def _pairs(size: str = "small") -> tuple[tuple[str, str, str], ...]:
+    path = FOLDER / SOURCES[SIZES[size]]["file"]
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    rows = raw.decode("utf-8").splitlines()
     return tuple((english, french, _split_of(english)) for english, french in (row.split("\t") for row in rows))
 
 
-def sentence_pairs(split: str = "train", max_words: int | None = None) -> list[Pair]:
+def _check_size(size: str) -> str:
+    if size not in SIZES:
+        raise ValueError(f"size must be 'small' (8,000 pairs) or 'large' (47,482 pairs), got {size!r}")
+    return size
+
+
+def sentence_pairs(split: str = "train", max_words: int | None = None, size: str = "small") -> list[Pair]:
     """English -> French pairs as token lists (:func:`tokenize`), in file order; ``max_words`` keeps the pairs
-    whose English side has at most that many tokens (punctuation included)."""
+    whose English side has at most that many tokens (punctuation included); ``size`` picks the 8,000-pair file
+    (``"small"``) or the 47,482-pair one (``"large"``)."""
     _check_split(split)
-    if max_words is not None and (not isinstance(max_words, int) or max_words < 1):
+    _check_size(size)
+    if max_words is not None and (isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1):
         raise ValueError(f"max_words must be a positive int or None, got {max_words!r}")
-    pairs = [Pair(tokenize(english), tokenize(french)) for english, french, s in _pairs() if split in ("all", s)]
+    pairs = [Pair(tokenize(english), tokenize(french)) for english, french, s in _pairs(size) if split in ("all", s)]
     return [p for p in pairs if max_words is None or len(p.source) <= max_words]
+
+
+@functools.lru_cache(maxsize=None)
+def file_sha256(name: str) -> str:
+    """The SHA-256 (hex) of the shipped file ``name`` ("moby_dick.txt", "eng_fra.tsv", "eng_fra_large.tsv.gz")."""
+    files = {source["file"] for source in SOURCES.values()}
+    if name not in files:
+        raise ValueError(f"no shipped file {name!r}; the files are {sorted(files)}")
+    return hashlib.sha256((FOLDER / name).read_bytes()).hexdigest()

@@ -87,6 +87,22 @@ def pairs_to_tensors(pairs: list[Pair], source_vocab: Vocab, target_vocab: Vocab
     return src, src_lengths, tgt_in, tgt_out
 
 
+def trim_padding(batch, pad_id: int = 0) -> list:
+    """A minibatch with the padding columns that every row has cut off: each 2-D integer tensor of ``batch``
+    (``src``, ``tgt_in``, ``tgt_out`` of :func:`pairs_to_tensors`) loses its trailing columns that hold
+    ``pad_id`` in every row; other tensors (``src_lengths``) pass unchanged. A ``collate`` for
+    :func:`seqviz.train.fit`: a batch of short sentences then costs what short sentences cost."""
+    if not isinstance(batch, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in batch):
+        raise ValueError(f"batch must be a list of tensors, got {type(batch).__name__}")
+    out = []
+    for t in batch:
+        if t.dim() == 2 and not t.dtype.is_floating_point and t.shape[1] > 0:
+            used = (t != pad_id).any(0).nonzero()  # columns with at least one real token
+            t = t[:, : int(used[-1]) + 1] if len(used) else t[:, :1]
+        out.append(t)
+    return out
+
+
 def strip_specials(ids, vocab: Vocab) -> list[str]:
     """Decoder output ids -> tokens, stopping at the first eos and dropping bos and pads."""
     out = []

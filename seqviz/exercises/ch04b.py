@@ -4,7 +4,9 @@
   batch, not the mean of the batches' means, and e rather than 2;
 - ch04b.ex2: temperature sampling by the book's rule (``seqviz.decode.sample``): softmax(logits / T), then
   the inverse CDF in id order with one uniform number u;
-- ch04b.ex3: a bigram baseline: counts with add-one smoothing, its perplexity on a held-out sequence.
+- ch04b.ex3: a bigram baseline: counts with add-one smoothing, its perplexity on a held-out sequence;
+- ch04b.ex4: a conceptual question (predict, then run): the perplexity of an untrained network, about the size
+  of the vocabulary.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch04b.py``).
@@ -18,7 +20,7 @@ import numbers
 import torch
 
 from .expected import Expected
-from .registry import AnswerRaised, Feedback, as_number, describe, exercise
+from .registry import AnswerRaised, Feedback, as_choice, as_number, describe, exercise
 
 EXPECTED = Expected("ch04b")
 
@@ -149,3 +151,26 @@ def check_bigram(answer):
         return False, f"For {case} the perplexity is {expected:.4f}, you returned {got:.4f}: {hint}."
     return True, ("Your bigram baseline matches: add-one smoothing keeps unseen pairs possible, and any model "
                   "worth training must beat this perplexity.")
+
+
+# -- ex4: predict the perplexity of an untrained network ---------------------------------------------------
+
+CH04B_EX4_CHOICES = ("a) about 1", "b) about 11, the bigram's", "c) about 84, the size of the vocabulary",
+                     "d) far above 84")
+
+
+@exercise("ch04b.ex4", "Predict: how unsure is a model that has not trained?")
+def check_untrained_perplexity(answer):
+    choice = as_choice(answer, CH04B_EX4_CHOICES, "the letter of your prediction")   # "c", "C)" or the text
+    if choice == EXPECTED("untrained_perplexity", "choice", CH04B_EX4_CHOICES):
+        return True, ("Small random weights give every character nearly the same score, so the softmax is nearly "
+                      "uniform over the V = 84 characters, and a uniform guess over V tokens has perplexity V. "
+                      "Run the next cell to see how near.")
+    if choice.startswith("a)"):
+        return False, ("Perplexity 1 is a perfect model, sure of every next character and always right; a model "
+                       "that has read nothing cannot be that.")
+    if choice.startswith("b)"):
+        return False, ("The bigram counted every pair of characters in the training text; the untrained network "
+                       "has read nothing, so it cannot know which letter tends to follow which.")
+    return False, ("Confident mistakes need large scores, and the weights start small: every score is near 0, so "
+                   "the model is unsure of every character rather than sure of the wrong one.")

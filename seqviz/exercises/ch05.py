@@ -2,7 +2,8 @@
 
 - ch05.ex1: reverse each padded sequence within its length (what the backward RNN reads);
 - ch05.ex2: the decoder's input and output for teacher forcing (shift by one, bos and eos);
-- ch05.ex3: the summary vector of a bidirectional encoder on a padded batch.
+- ch05.ex3: the summary vector of a bidirectional encoder on a padded batch;
+- ch05.ex4 (predict, then run): BLEU's clipped unigram precision of a repetitive output.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch05.py``).
@@ -100,3 +101,26 @@ def check_summary(answer):
                                      "the backward RNN finishes.")
     return True, ("forward state at the last real token, backward state at the first: each has read the whole "
                   "sentence.")
+
+
+# -- ex4: predict BLEU's clipped precision ---------------------------------------------------------
+
+CH05_EX4_OUTPUT, CH05_EX4_REFERENCE = ("le", "le", "le", "le"), ("le", "chat", "dort")
+
+
+@exercise("ch05.ex4", "Predict BLEU's clipped precision")
+def check_clipped_precision(answer):
+    value = as_number(answer, "a fraction between 0 and 1 (the clipped unigram precision)")
+    expected = EXPECTED("clipped_precision", "le le le le|le chat dort", CH05_EX4_OUTPUT, CH05_EX4_REFERENCE)
+    if abs(value - expected) < 0.01:
+        return True, ("one of the four words is credited: the reference holds 'le' once, so the output's other "
+                      "three count as misses.")
+    if abs(value - 100 * expected) < 1:
+        return False, "that is the precision as a percentage (sacrebleu prints it so); give it as a fraction."
+    if abs(value - 1) < 0.01:
+        return False, ("every 'le' of the output occurs in the reference, but BLEU counts each word at most as "
+                       "often as the reference holds it: that clipping is what stops 'le le le le' from scoring.")
+    if abs(value - 1 / 3) < 0.01:
+        return False, "divide the credited words by the number of words in the output (4), not in the reference."
+    return False, ("count the output's words that the reference can account for, each reference word used at most "
+                   "once, and divide by the four words of the output.")

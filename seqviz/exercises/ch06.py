@@ -15,7 +15,7 @@ import math
 import torch
 
 from .expected import Expected
-from .registry import Feedback, as_number, as_sequence, as_tensor, exercise
+from .registry import Feedback, as_choice, as_number, as_sequence, as_tensor, exercise
 
 EXPECTED = Expected("ch06")
 
@@ -119,3 +119,23 @@ def check_log_prob(answer):
         if abs(got - expected) > 1e-3 * max(1.0, abs(expected)):
             return False, f"for {n} tokens the log-probability is {expected:.2f}, you give {got:.4g}."
     return True, "the sum of logs stays finite where the product of 2,000 probabilities is 0 in floating point."
+
+
+# -- ex4: predict whether a wider beam can do worse than greedy -------------------------------------
+
+CH06_EX4_CHOICES = ("a) never: its output is always at least as probable as greedy's",
+                    "b) it can: a wider beam may prune greedy's prefix and end with a less probable output",
+                    "c) always: a wider beam only ever lowers the probability")
+
+
+@exercise("ch06.ex4", "Predict: can a wider beam do worse than greedy?")
+def check_wider_beam(answer):
+    choice = as_choice(answer, CH06_EX4_CHOICES, "the statement you predict")
+    if choice == EXPECTED("wider_beam", "choice", CH06_EX4_CHOICES):
+        return True, ("a beam keeps the k best prefixes of each step, and greedy's prefix is not always among "
+                      "them: rare, but possible, so beam search is not monotone in k.")
+    if choice.startswith("a)"):
+        return False, ("that would hold if greedy's prefix always stayed in the beam. Can two other prefixes "
+                       "outrank it at some step? Then count the test sentences whose beam output has a lower "
+                       "log P than greedy's.")
+    return False, "greedy is beam search with k = 1; a wider beam usually finds something more probable, not less."

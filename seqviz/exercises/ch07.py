@@ -2,7 +2,8 @@
 
 - ch07.ex1: additive attention weights by hand, with a padding mask;
 - ch07.ex2: the context vector from weights and encoder states;
-- ch07.ex3: how many parameters additive attention adds.
+- ch07.ex3: how many parameters additive attention adds;
+- ch07.ex4 (predict, then run): where the reversing translator looks for its first digit.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch07.py``).
@@ -13,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from .expected import Expected
-from .registry import as_number, as_tensor, compare_tensors, exercise
+from .registry import as_choice, as_number, as_tensor, compare_tensors, exercise
 
 EXPECTED = Expected("ch07")
 
@@ -77,3 +78,22 @@ def check_count(answer):
             return False, (f"AdditiveAttention({q}, {k}, {a}) has {expected} parameters, you count {got:g}. Count "
                            "W_query, W_key with its bias b, and v.")
     return True, "a few thousand parameters buy the decoder a look at every source word; none depends on the length."
+
+
+# -- ex4: predict where the reversing translator looks ----------------------------------------------
+
+CH07_EX4_CHOICES = ("a) on the first source word", "b) on the last source word",
+                    "c) spread evenly over the source words")
+
+
+@exercise("ch07.ex4", "Predict where the reversing translator looks")
+def check_reverse_look(answer):
+    choice = as_choice(answer, CH07_EX4_CHOICES, "where you predict the largest weight falls")
+    if choice == EXPECTED("reverse_look", "choice", CH07_EX4_CHOICES):
+        return True, ("the first digit written is the last word's: attention fetches it from where it is, so the "
+                      "weights run along the anti-diagonal.")
+    if choice.startswith("a)"):
+        return False, ("the first word is where the copying translator looks first. Which word's digit does the "
+                       "reversing translator write first? Look at the top row of its heatmap in section 7.4.")
+    return False, ("evenly spread weights would average the words' states, and one digit cannot be read from an "
+                   "average; look at the top row of the reversing translator's heatmap in section 7.4.")

@@ -1,11 +1,12 @@
 """Language models on real text: vocabularies, training with a clock, perplexity and n-gram baselines.
 
-- :func:`text_vocab`, :func:`encode_text`: characters or words (``seqviz.data.real.tokenize``) as ids; a word
-  vocabulary keeps the words seen ``min_count`` times, the rest become ``<unk>``;
+- :func:`text_vocab`, :func:`encode_text`, :func:`windows`: characters or words as ids, and training windows
+  (they live in :mod:`seqviz.data.text`; this module re-exports them);
 - :func:`train_lm`: any language model ``model(ids (B, T)) -> logits (B, T, V)`` (``GRULM``, ``TransformerLM``)
   trained on random windows of a text with :func:`seqviz.train.fit`; every ``eval_every`` steps the validation
   perplexity and the seconds spent training so far are recorded (:class:`LMRun`);
 - :func:`perplexity`: ``exp`` of the mean negative log-likelihood per predicted token, over contiguous windows;
+  :func:`loss_by_position`: that loss at each position of the window (how much a longer context helps);
 - :func:`ngram_perplexity`: the unigram (``n=1``) and bigram (``n=2``) baselines, add-``k`` smoothed, counted on
   the training ids and scored on held-out ids: the numbers a neural model must beat;
 - :func:`text_features`, :func:`lm_trace`, :func:`readable_units`: the sticky note on real text, i.e. which
@@ -19,96 +20,89 @@ Used by chapter 4b (language models on Moby-Dick) and chapter 10.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
 
 from ..data.real import tokenize
-from ..data.tokenizers import UNK, Vocab
+from ..data.text import LEVELS, check_token_ids as _check_ids, encode_text, text_vocab, tokens_of, windows
+from ..measure import Stopwatch
 from ..models.cells import seqviz_twin
 from ..train import fit
 
-LEVELS = ("char", "word")
-
-
-def _check_level(level: str) -> str:
-    if level not in LEVELS:
-        raise ValueError(f"level must be 'char' or 'word', got {level!r}")
-    return level
-
-
-def tokens_of(text: str, level: str) -> list[str]:
-    """The text's tokens: its characters, or its words and punctuation marks (lower-cased)."""
-    return list(text) if _check_level(level) == "char" else tokenize(text)
-
-
-def text_vocab(text: str, level: str = "char", min_count: int = 1) -> Vocab:
-    """A vocabulary of ``text``'s tokens seen at least ``min_count`` times, most frequent first; others map to
-    ``<unk>`` (the only special token)."""
-    if not isinstance(min_count, int) or min_count < 1:
-        raise ValueError(f"min_count must be a positive int, got {min_count!r}")
-    return Vocab.build([tokens_of(text, level)], min_count=min_count, specials=(UNK,), unknown="unk")
-
-
-def encode_text(text: str, vocab: Vocab, level: str = "char") -> torch.Tensor:
-    """The text as a 1-D LongTensor of ids."""
-    return torch.tensor(vocab.encode(tokens_of(text, level)), dtype=torch.long)
-
-
-def _check_ids(ids, name: str, seq_len: int) -> torch.Tensor:
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or ids.dtype != torch.long:
-        raise ValueError(f"{name} must be a 1-D LongTensor of token ids, got {getattr(ids, 'shape', type(ids))}")
-    if ids.numel() < seq_len + 1:
-        raise ValueError(f"{name} has {ids.numel()} tokens; a window of {seq_len} needs at least {seq_len + 1}")
-    return ids
-
-
-def windows(ids: torch.Tensor, seq_len: int, stride: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(inputs (M, seq_len), targets (M, seq_len))``: windows of ``ids`` every ``stride`` tokens (default
-    ``seq_len``: contiguous), each target the next token of its input."""
-    if not isinstance(seq_len, int) or seq_len < 1:
-        raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
-    ids = _check_ids(ids, "ids", seq_len)
-    stride = stride or seq_len
-    starts = torch.arange(0, ids.numel() - seq_len, stride)
-    rows = ids[starts[:, None] + torch.arange(seq_len + 1)]  # (M, seq_len + 1)
-    return rows[:, :-1], rows[:, 1:]
-
+__all__ = ["FEATURES", "LEVELS", "LMRun", "ReadableUnit", "encode_text", "known_word_share", "lm_trace",
+           "loss_by_position", "ngram_perplexity", "perplexity", "readable_units", "text_features", "text_vocab",
+           "tokens_of", "train_lm", "unit_correlations", "windows", "mean_loss"]
 
 def _token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
+def _check_lm(model, name: str = "model") -> torch.device:
+    if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
+        raise ValueError(f"{name} must be a language model (an nn.Module with parameters, ids (B, T) -> logits "
+                         f"(B, T, V)), got {type(model).__name__}")
+    return next(model.parameters()).device
+
+
+def _check_positive(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
 @torch.no_grad()
+def _window_losses(model, ids: torch.Tensor, seq_len: int, batch_size: int) -> torch.Tensor:
+    """(M, seq_len) losses in nats of every predicted token of the contiguous windows of ``ids``."""
+    device = _check_lm(model)
+    _check_positive("seq_len", seq_len)
+    _check_positive("batch_size", batch_size)
+    inputs, targets = windows(ids, seq_len)
+    was_training = model.training
+    model.eval()
+    rows = []
+    for i in range(0, len(inputs), batch_size):
+        x, y = inputs[i:i + batch_size].to(device), targets[i:i + batch_size].to(device)
+        logits = model(x)  # (b, T, V)
+        rows.append(F.cross_entropy(logits.transpose(1, 2), y, reduction="none").double().cpu())  # (b, T)
+    model.train(was_training)
+    return torch.cat(rows)
+
+
+def mean_loss(model, ids: torch.Tensor, seq_len: int = 128, batch_size: int = 64) -> float:
+    """The mean loss in nats per predicted token over the contiguous windows of ``ids`` (``log`` of
+    :func:`perplexity`); runs where the model is."""
+    return _window_losses(model, ids, seq_len, batch_size).mean().item()
+
+
 def perplexity(model, ids: torch.Tensor, seq_len: int = 128, batch_size: int = 64) -> float:
     """``exp(mean -log p(next token))`` over the contiguous windows of ``ids``; runs where the model is.
     Each window starts from an empty state, as in training."""
-    inputs, targets = windows(ids, seq_len)
-    device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    total, count = 0.0, 0
-    for i in range(0, len(inputs), batch_size):
-        x, y = inputs[i:i + batch_size].to(device), targets[i:i + batch_size].to(device)
-        logits = model(x)
-        total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="sum").item()
-        count += y.numel()
-    model.train(was_training)
-    return math.exp(total / count)
+    return math.exp(mean_loss(model, ids, seq_len, batch_size))
+
+
+def loss_by_position(model, ids: torch.Tensor, seq_len: int, batch_size: int = 64) -> torch.Tensor:
+    """(seq_len,) float64: the mean loss (nats) at each position of the contiguous windows of ``ids``, position
+    0 predicted from one token, position ``seq_len - 1`` from the whole window. How much a model gains from a
+    longer context (Kaplan et al., 2020, Fig. 7); runs where the model is, returns on the CPU."""
+    return _window_losses(model, ids, seq_len, batch_size).mean(0)
 
 
 def ngram_perplexity(train_ids: torch.Tensor, test_ids: torch.Tensor, vocab_size: int, n: int = 2,
                      add: float = 1.0) -> float:
     """The perplexity on ``test_ids`` of a unigram (``n=1``) or bigram (``n=2``) model counted on ``train_ids``,
     with add-``add`` smoothing (every count + ``add``, so an unseen token or pair keeps some probability)."""
-    if n not in (1, 2):
+    if n not in (1, 2) or isinstance(n, bool):
         raise ValueError(f"n must be 1 (unigram) or 2 (bigram), got {n!r}")
-    if not add > 0:
-        raise ValueError(f"add must be > 0 (the smoothing count), got {add!r}")
+    if isinstance(add, bool) or not isinstance(add, (int, float)) or not add > 0 or not math.isfinite(add):
+        raise ValueError(f"add must be a finite number > 0 (the smoothing count), got {add!r}")
     train_ids, test_ids = _check_ids(train_ids, "train_ids", 1), _check_ids(test_ids, "test_ids", 1)
-    V = int(vocab_size)
+    V = _check_positive("vocab_size", vocab_size)
+    if int(train_ids.max()) >= V or int(test_ids.max()) >= V or int(train_ids.min()) < 0 or int(test_ids.min()) < 0:
+        raise ValueError(f"token ids must lie in 0..{V - 1} (vocab_size {V}), got train ids "
+                         f"{int(train_ids.min())}..{int(train_ids.max())}, test ids "
+                         f"{int(test_ids.min())}..{int(test_ids.max())}")
     if n == 1:
         counts = torch.bincount(train_ids, minlength=V).double() + add
         log_p = (counts / counts.sum()).log()
@@ -134,19 +128,23 @@ def train_lm(model, train_ids: torch.Tensor, valid_ids: torch.Tensor, *, steps: 
              device=None, seed: int = 0, progress: bool = True, desc: str = "language model") -> LMRun:
     """Train ``model`` on windows of ``train_ids`` (every ``seq_len // 2`` tokens) and record the validation
     perplexity against training time every ``eval_every`` steps (default: 5 points) and at the end."""
+    _check_lm(model)
+    _check_positive("steps", steps)
     inputs, targets = windows(train_ids, seq_len, stride=max(1, seq_len // 2))
     _check_ids(valid_ids, "valid_ids", seq_len)
+    if eval_every is not None:
+        _check_positive("eval_every", eval_every)
     eval_every = eval_every or max(1, steps // 5)
     run = LMRun(model)
-    clock = {"spent": 0.0, "since": time.perf_counter()}
+    clock = Stopwatch(running=True)  # training time: paused while the validation text is scored
 
     def evaluate(step, trained, record):
         if step % eval_every and step != steps:
             return False
-        clock["spent"] += time.perf_counter() - clock["since"]
-        run.curve.append({"step": step, "seconds": clock["spent"], "valid_ppl": perplexity(trained, valid_ids, seq_len)})
+        clock.pause()
+        run.curve.append({"step": step, "seconds": clock.wall, "valid_ppl": perplexity(trained, valid_ids, seq_len)})
         trained.train()
-        clock["since"] = time.perf_counter()
+        clock.resume()
         return False
 
     fit(model, (inputs, targets), _token_loss, steps=steps, batch_size=batch_size, lr=lr, clip_norm=clip_norm,
@@ -200,6 +198,10 @@ def lm_trace(model, ids: torch.Tensor, chunk: int = 256, layer: int = -1) -> dic
     if not hasattr(model, "embedding") or not hasattr(model, "rnn"):
         raise ValueError(f"lm_trace needs a recurrent LM with .embedding and .rnn (GRULM), got {type(model).__name__}")
     ids = _check_ids(ids, "ids", chunk - 1)
+    layers = getattr(model.rnn, "num_layers", 1)
+    if isinstance(layer, bool) or not isinstance(layer, int) or not -layers <= layer < layers:
+        raise ValueError(f"layer must be an int in {-layers}..{layers - 1} (the model has {layers} layer(s)), "
+                         f"got {layer!r}")
     twin = seqviz_twin(model.rnn).eval()
     device = model.embedding.weight.device
     rows = ids[: (ids.numel() // chunk) * chunk].view(-1, chunk).to(device)  # (B, chunk)
@@ -209,6 +211,9 @@ def lm_trace(model, ids: torch.Tensor, chunk: int = 256, layer: int = -1) -> dic
 
 def unit_correlations(activations: torch.Tensor, feature: torch.Tensor) -> torch.Tensor:
     """Pearson's r of each column of ``activations`` (T, H) with ``feature`` (T,); 0 for a constant column."""
+    if not isinstance(activations, torch.Tensor) or not isinstance(feature, torch.Tensor):
+        raise ValueError(f"expected two tensors, activations (T, H) and feature (T,), got "
+                         f"{type(activations).__name__} and {type(feature).__name__}")
     if activations.dim() != 2 or feature.dim() != 1 or activations.shape[0] != feature.shape[0]:
         raise ValueError(f"expected activations (T, H) and feature (T,), got {tuple(activations.shape)} and "
                          f"{tuple(feature.shape)}")
@@ -231,8 +236,13 @@ class ReadableUnit:
 def readable_units(trace: dict[str, torch.Tensor], features: dict[str, torch.Tensor]) -> list[ReadableUnit]:
     """For each feature, the unit (of any traced quantity) whose activation correlates most strongly with it,
     either sign; ``trace`` from :func:`lm_trace`, ``features`` from :func:`text_features` (cut to the same T)."""
-    if not trace or not features:
-        raise ValueError("readable_units needs a non-empty trace and non-empty features")
+    if not isinstance(trace, dict) or not isinstance(features, dict) or not trace or not features:
+        raise ValueError("readable_units needs a non-empty trace and non-empty features (dicts of tensors: lm_trace, "
+                         "text_features)")
+    bad = [k for k, v in [*trace.items(), *features.items()] if not isinstance(v, torch.Tensor)]
+    if bad:
+        raise ValueError(f"trace and features must hold tensors; {bad[0]!r} holds a "
+                         f"{type(({**trace, **features})[bad[0]]).__name__}")
     found = []
     for name, values in features.items():
         best = None
@@ -248,6 +258,8 @@ def readable_units(trace: dict[str, torch.Tensor], features: dict[str, torch.Ten
 def known_word_share(text: str, words) -> float:
     """The share of the words of ``text`` (letters only, lower-cased) found in ``words``; NaN without words."""
     found = [w for w in tokenize(text) if w.isalpha()]
+    if isinstance(words, str) or not hasattr(words, "__iter__"):
+        raise ValueError(f"words must be a collection of words (a set, a list), got {type(words).__name__}")
     if not found:
         return float("nan")
     words = set(words)

@@ -96,23 +96,33 @@ class TransformerLM(nn.Module):
     """A decoder-only Transformer language model: ``forward(ids (B, T))`` -> logits (B, T, V);
     ``step(ids (B, 1), cache)`` -> ``(logits (B, V), cache)``.
 
-    The embeddings are scaled by sqrt(d_model), then read by a :class:`CausalTransformerEncoder`.
+    The embeddings are scaled by sqrt(d_model), then read by a :class:`CausalTransformerEncoder`. They start
+    with standard deviation ``d_model ** -0.5`` (as in :class:`~seqviz.models.TransformerSeq2Seq` and Vaswani et
+    al., 2017), so that after the scaling a token's vector has entries of about the size of the positional code it
+    is added to: with ``torch.nn``'s default N(0, 1) the token would outweigh its position sqrt(d_model) times
+    over, and a model trained on characters learned little more than which character follows which (a long run
+    stalled at the bigram's loss).
     ``use_cache=False`` in :meth:`next_logits` re-reads the whole prefix instead (what :meth:`forward`
-    does). Dropout is off: this model is for timing and for the cache's proof.
+    does). ``dropout`` (off by default, training mode only) acts on the embedded input, on every attention
+    weight and on every residual branch, as in Vaswani et al. (2017); the long runs of ``make checkpoints`` use it.
     """
 
     def __init__(self, vocab_size: int, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
-                 dim_feedforward: int = 128, max_len: int = 4096, norm_first: bool = False):
+                 dim_feedforward: int = 128, max_len: int = 4096, norm_first: bool = False, dropout: float = 0.0):
         super().__init__()
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
         self.vocab_size, self.d_model, self.max_len = vocab_size, d_model, max_len
         self.embedding = nn.Embedding(vocab_size, d_model)
         self.decoder = CausalTransformerEncoder(None, d_model, num_heads, num_layers, dim_feedforward, max_len,
-                                                dropout=0.0, norm_first=norm_first)
+                                                dropout=float(dropout), norm_first=norm_first)
+        self.dropout = nn.Dropout(float(dropout))
         self.out = nn.Linear(d_model, vocab_size)
+        nn.init.normal_(self.embedding.weight, std=d_model ** -0.5)  # after the scaling: unit size, like the code
 
     def _embed(self, ids):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight, max_len=self.max_len)
-        return self.embedding(ids) * math.sqrt(self.d_model)  # (B, T, d)
+        return self.dropout(self.embedding(ids) * math.sqrt(self.d_model))  # (B, T, d)
 
     def forward(self, ids):
         return self.out(self.decoder(self._embed(ids))[0])  # (B, T, V)
@@ -143,32 +153,49 @@ class TransformerLM(nn.Module):
 class GRULM(nn.Module):
     """The recurrent counterpart: ``forward(ids (B, T))`` -> logits (B, T, V);
     ``step(ids (B, 1), state)`` -> ``(logits (B, V), state (layers, B, H))``: a fixed-size state.
-    ``cell``: "gru", "lstm" or "rnn" (``torch.nn``'s)."""
+    ``cell``: "gru", "lstm" or "rnn" (``torch.nn``'s).
 
-    def __init__(self, vocab_size: int, hidden_size: int = 64, num_layers: int = 1, cell: str = "gru"):
+    ``dropout`` (off by default, training mode only) zeroes a share of the embeddings, of the states passed
+    between stacked layers and of the top layer's states before the output layer (Zaremba et al., 2014);
+    ``tie_embeddings=True`` makes the output layer's weight the embedding table itself (Press and Wolf, 2017;
+    Inan et al., 2017), which then starts uniform in [-0.1, 0.1]. A word-level model with thousands of words needs
+    both to train long without memorising its text."""
+
+    def __init__(self, vocab_size: int, hidden_size: int = 64, num_layers: int = 1, cell: str = "gru",
+                 dropout: float = 0.0, tie_embeddings: bool = False):
         super().__init__()
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
         self.vocab_size, self.hidden_size = vocab_size, hidden_size
         self.embedding = nn.Embedding(vocab_size, hidden_size)
-        self.rnn = make_recurrent(cell, hidden_size, hidden_size, num_layers=num_layers)
+        extra = {"dropout": float(dropout)} if dropout and num_layers > 1 else {}
+        self.rnn = make_recurrent(cell, hidden_size, hidden_size, num_layers=num_layers, **extra)
+        self.dropout = nn.Dropout(float(dropout))
         self.out = nn.Linear(hidden_size, vocab_size)
+        self.tie_embeddings = bool(tie_embeddings)
+        if self.tie_embeddings:
+            self.out.weight = self.embedding.weight  # (V, H): one table reads and writes the tokens
+            # small, as for the word models of Zaremba et al. (2014) and Press and Wolf (2017): a table that is also
+            # the output layer must not start with logits of size sqrt(H), as N(0, 1) would give
+            nn.init.uniform_(self.embedding.weight, -0.1, 0.1)
 
     def _embed(self, ids):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
-        return self.embedding(ids)  # (B, T, H)
+        return self.dropout(self.embedding(ids))  # (B, T, H)
 
     def forward(self, ids):
-        return self.out(self.rnn(self._embed(ids))[0])  # (B, T, V)
+        return self.out(self.dropout(self.rnn(self._embed(ids))[0]))  # (B, T, V)
 
     def step(self, ids, state=None):
         x = self._embed(ids)
         if ids.shape[1] != 1:
             raise ValueError(f"step takes one new token per row, ids (B, 1); got {tuple(ids.shape)}")
         out, state = self.rnn(x, state)  # (B, 1, H)
-        return self.out(out[:, 0]), state
+        return self.out(self.dropout(out[:, 0])), state
 
     def prefill(self, ids):
         out, state = self.rnn(self._embed(ids))
-        return self.out(out[:, -1]), state
+        return self.out(self.dropout(out[:, -1])), state
 
 
 def cache_bytes(cache) -> int:

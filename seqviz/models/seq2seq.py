@@ -13,6 +13,8 @@
   :class:`~seqviz.models.attention.AdditiveAttention` over all encoder states (Bahdanau
   et al., 2015). ``teacher_forcing`` is the chance, in training mode, that the decoder
   is fed the gold previous token rather than its own guess (Williams and Zipser, 1989).
+  ``dropout`` (training mode only; off by default) zeroes a share of the embeddings and of
+  the output layer's inputs (Srivastava et al., 2014), which a long run on real sentences needs.
 
 The recurrent layers are ``torch.nn`` modules for speed; chapters 2 and 4 show that
 ``seqviz.models.RNN/LSTM/GRU`` compute the same thing.
@@ -61,10 +63,12 @@ class Encoder(nn.Module):
         self.forward_rnn = make_recurrent(cell, embed_size, hidden_size)  # torch.nn's, batch-first
         self.backward_rnn = make_recurrent(cell, embed_size, hidden_size) if bidirectional else None
 
-    def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None):
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor | None = None, dropout: nn.Module | None = None):
         check_ids(ids, self.vocab_size, type(self).__name__, self.embedding.weight)
         lengths = check_lengths(lengths, ids, type(self).__name__)
         x = self.embedding(ids)  # (B, S, E)
+        if dropout is not None:  # the encoder-decoder's dropout, on the embeddings (training mode only)
+            x = dropout(x)
         outputs, _ = self.forward_rnn(x)  # (B, S, H); positions after a row's end are never read
         last = (lengths.to(ids.device) - 1).view(-1, 1, 1).expand(-1, 1, self.hidden_size)  # (B, 1, H)
         summary = outputs.gather(1, last).squeeze(1)  # (B, H)
@@ -94,13 +98,15 @@ def sequence_loss(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0,
                   label_smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross-entropy over the non-pad positions: logits (B, T, V), targets (B, T).
 
-    ``label_smoothing`` = ε trains against ``(1 - ε) * one_hot + ε / V`` (Szegedy et al. 2016; chapter 8)."""
+    ``label_smoothing`` ε > 0 trains against a target that puts 1 - ε on the right token and spreads ε evenly
+    over the whole vocabulary (Szegedy et al., 2016; used by Vaswani et al., 2017, with ε = 0.1)."""
     if logits.shape[:2] != targets.shape:
         raise ValueError(f"logits (B, T, V) and targets (B, T) disagree: {tuple(logits.shape)} vs {tuple(targets.shape)}")
-    if not 0.0 <= label_smoothing < 1.0:
-        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing!r}")
+    if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float)) \
+            or not 0.0 <= label_smoothing < 1.0:
+        raise ValueError(f"label_smoothing must be a number in [0, 1), got {label_smoothing!r}")
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=pad_id,
-                           label_smoothing=label_smoothing)
+                           label_smoothing=float(label_smoothing))
 
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> float:
@@ -135,10 +141,13 @@ class Seq2Seq(Decoding, nn.Module):
 
     def __init__(self, src_vocab_size: int, tgt_vocab_size: int, embed_size: int = 32, hidden_size: int = 64,
                  attention: bool = False, bidirectional: bool = True, teacher_forcing: float = 1.0,
-                 cell: str = "gru", attention_size: int | None = None, bos_id: int = 2, eos_id: int = 3):
+                 cell: str = "gru", attention_size: int | None = None, bos_id: int = 2, eos_id: int = 3,
+                 dropout: float = 0.0):
         super().__init__()
         if not 0.0 <= teacher_forcing <= 1.0:
             raise ValueError(f"teacher_forcing is a probability in [0, 1], got {teacher_forcing!r}")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
         self.tgt_vocab_size, self.hidden_size, self.use_attention = tgt_vocab_size, hidden_size, bool(attention)
         self.teacher_forcing, self.bos_id, self.eos_id = float(teacher_forcing), bos_id, eos_id
         self.encoder = Encoder(src_vocab_size, embed_size, hidden_size, bidirectional, cell)
@@ -149,11 +158,13 @@ class Seq2Seq(Decoding, nn.Module):
         self.attention = AdditiveAttention(hidden_size, enc, attention_size or hidden_size) if attention else None
         self.rnn = nn.GRU(embed_size + context, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size + context, tgt_vocab_size)
+        # training only: on the embeddings both sides read and on the features the output layer reads
+        self.dropout = nn.Dropout(float(dropout))
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor | None = None) -> Memory:
         check_ids(src, self.encoder.vocab_size, type(self).__name__, self.encoder.embedding.weight)
         src_lengths = check_lengths(src_lengths, src, type(self).__name__)
-        outputs, summary = self.encoder(src, src_lengths)  # (B, S, De), (B, De)
+        outputs, summary = self.encoder(src, src_lengths, self.dropout)  # (B, S, De), (B, De)
         mask = padding_mask(src_lengths.to(src.device), src.shape[1])  # (B, S)
         projected = self.attention.project_keys(outputs) if self.attention is not None else None
         return Memory(outputs, mask, torch.tanh(self.bridge(summary)), projected)
@@ -161,7 +172,7 @@ class Seq2Seq(Decoding, nn.Module):
     def step(self, memory: Memory, tokens: torch.Tensor, state: torch.Tensor):
         """One decoder step: tokens (B,), state (B, H) -> (logits (B, V), new state (B, H), weights (B, S) or None)."""
         check_device(self.embedding.weight, type(self).__name__, tokens=tokens, state=state)
-        x = self.embedding(tokens)  # (B, E)
+        x = self.dropout(self.embedding(tokens))  # (B, E)
         weights = None
         if self.attention is not None:  # the query is the previous state, as in Bahdanau et al.
             context, weights = self.attention(state, memory.outputs, memory.mask, memory.projected)  # (B, De), (B, S)
@@ -169,7 +180,7 @@ class Seq2Seq(Decoding, nn.Module):
         _, h = self.rnn(x[:, None, :], state[None].contiguous())  # h (1, B, H)
         state = h[0]  # (B, H)
         features = state if self.attention is None else torch.cat([state, context], dim=-1)
-        return self.out(features), state, weights
+        return self.out(self.dropout(features)), state, weights
 
     def forward(self, src, src_lengths, tgt_in, return_trace: bool = False):
         if not isinstance(tgt_in, torch.Tensor) or tgt_in.dim() != 2 or tgt_in.shape[0] != src.shape[0]:
@@ -179,8 +190,8 @@ class Seq2Seq(Decoding, nn.Module):
         memory = self.encode(src, src_lengths)
         forcing = self.teacher_forcing if self.training else 1.0
         if self.attention is None and forcing == 1.0:  # every input is known: one call for all steps
-            out, _ = self.rnn(self.embedding(tgt_in), memory.state[None].contiguous())  # (B, U, H)
-            logits = self.out(out)  # (B, U, V)
+            out, _ = self.rnn(self.dropout(self.embedding(tgt_in)), memory.state[None].contiguous())  # (B, U, H)
+            logits = self.out(self.dropout(out))  # (B, U, V)
             return (logits, {"fed": tgt_in}) if return_trace else logits
         logits, fed, weights = [], [], []
         state, tokens = memory.state, tgt_in[:, 0]

@@ -146,12 +146,14 @@ class TransformerSeq2Seq(Decoding, nn.Module):
     what goes wrong without it). Token embeddings are scaled by sqrt(d_model), as in the paper.
     ``greedy`` and ``log_prob_fn`` come from :class:`~seqviz.models._decoding.Decoding`; each step
     re-reads the whole prefix (decoding stays sequential, one token at a time).
+    ``tie_embeddings=True`` makes the output layer's weight the target embedding itself (Press and Wolf, 2017;
+    Vaswani et al., 2017): one (V, d) table both reads and writes French, a third fewer parameters to learn.
     """
 
     def __init__(self, src_vocab_size: int, tgt_vocab_size: int, d_model: int = 64, num_heads: int = 4,
                  num_encoder_layers: int = 2, num_decoder_layers: int = 2, dim_feedforward: int = 128,
                  dropout: float = 0.1, max_len: int = 128, positional: str = "sinusoidal", norm_first: bool = False,
-                 bos_id: int = 2, eos_id: int = 3):
+                 bos_id: int = 2, eos_id: int = 3, tie_embeddings: bool = False):
         super().__init__()
         kinds = {"sinusoidal": SinusoidalPositionalEncoding, "learned": LearnedPositionalEncoding, "none": None}
         if positional not in kinds:
@@ -176,6 +178,9 @@ class TransformerSeq2Seq(Decoding, nn.Module):
         self.decoder_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(d_model, tgt_vocab_size)
+        self.tie_embeddings = bool(tie_embeddings)
+        if self.tie_embeddings:
+            self.out.weight = self.tgt_embedding.weight  # (V, d): the same tensor, read by both
 
     def _check_ids(self, ids, vocab, name):
         check_ids(ids, vocab, type(self).__name__, self.out.weight, label=name, max_len=self.max_len)

@@ -256,12 +256,19 @@ def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_la
             trace = go.Figure(trace).data[0]
             trace.visible = i == active
             fig.add_trace(trace)
+    # frames whose axes differ (trees of different sizes, say) carry their own ranges, or the slider would show
+    # every frame in the first one's window and cut the rest off
+    ranges = {axis: [getattr(frames[label].layout, axis).range for label in labels] for axis in ("xaxis", "yaxis")}
+    moving = [axis for axis, values in ranges.items()
+              if any(v is not None for v in values) and len({tuple(v) if v is not None else None
+                                                              for v in values}) > 1]
     steps = []
     for i, label in enumerate(labels):
         visible = [j // per == i for j in range(per * len(labels))]
         frame_title = frames[label].layout.title.text or wrap_title(title)
-        steps.append(dict(method="update", label=str(label),
-                          args=[{"visible": visible}, {"title.text": frame_title}]))
+        layout = {"title.text": frame_title, **{f"{axis}.range": ranges[axis][i] for axis in moving
+                                                 if ranges[axis][i] is not None}}
+        steps.append(dict(method="update", label=str(label), args=[{"visible": visible}, layout]))
     fig.update_layout(title_text=first.layout.title.text or wrap_title(title))
     if menu:
         for step in steps:
@@ -274,5 +281,6 @@ def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_la
         return fig
     fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{slider_label}: "),
                                     pad=dict(t=40))])
-    fig.update_layout(height=(first.layout.height or 380) + 60)
+    tallest = max((frames[label].layout.height or 380) for label in labels)  # the largest frame fits
+    fig.update_layout(height=tallest + 60)
     return fig

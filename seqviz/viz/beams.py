@@ -18,8 +18,11 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from ._plumbing import Blitter
-from .basic import slider_figure
+from .basic import slider_figure, wrap_title
 
+SHORT = {"kept": "in the beam", "finished": "finished", "pruned": "pruned"}  # plotly's legend: two rows on a phone
+LABEL_LEAVES = 2.0  # the least distance, in leaves, between two labelled nodes of one step (plotly tree)
+LEAF_PX = 16  # pixels between two leaves of the plotly tree: an 8-point label's height and a little air
 LABEL_GAP = 10.5  # points between two labelled nodes of one step: an 8-point label's height and a little air
 STYLE = {  # status -> (legend name, colour, symbol)
     "kept": ("kept in the beam", "#1f77b4", "circle"),
@@ -85,6 +88,13 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
             node = by_id.get(node["parent"])
         return " ".join(out[::-1])
 
+    # a label sits above its node; where two labelled nodes of one step lie closer than LABEL_LEAVES leaves, only
+    # the upper one (the better hypothesis) is labelled, so that no two labels overprint (hover shows every node)
+    labelled, last_at = set(), {}
+    for n in sorted((n for n in shown if n["status"] != "pruned"), key=lambda n: (n["step"], y[n["id"]])):
+        if y[n["id"]] - last_at.get(n["step"], -1e9) >= LABEL_LEAVES:
+            labelled.add(n["id"])
+            last_at[n["step"]] = y[n["id"]]
     fig = go.Figure()
     ex, ey = [], []
     for n in shown:
@@ -94,12 +104,13 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
             ey += [y[p["id"]], y[n["id"]], None]
     fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#cccccc", width=1), hoverinfo="skip",
                              showlegend=False))
-    for status, (name, colour, symbol) in STYLE.items():
+    for status, (_, colour, symbol) in STYLE.items():
         group = [n for n in shown if (n["status"] in ("finished", "cut") if status == "finished"
                                       else n["status"] == status or (status == "kept" and n["status"] == "root"))]
         fig.add_trace(go.Scatter(
-            x=[n["step"] for n in group], y=[y[n["id"]] for n in group], mode="markers+text", name=name,
-            text=[str(labels[n["token"]]) for n in group], textposition="top center",
+            x=[n["step"] for n in group], y=[y[n["id"]] for n in group], mode="markers+text", name=SHORT[status],
+            text=[str(labels[n["token"]]) if n["id"] in labelled else "" for n in group], textposition="top center",
+            cliponaxis=False,  # a label above the top branch stays whole
             marker=dict(color=colour, symbol=symbol, size=11 if status != "pruned" else 8),
             customdata=[[prefix(n), n["log_prob"], n["score"], n["status"]] for n in group],
             hovertemplate="%{customdata[0]}<br>log p %{customdata[1]:.3f}<br>score %{customdata[2]:.3f}"
@@ -115,10 +126,20 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
     fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color="#ff7f0e", width=3), name="best hypothesis",
                              hoverinfo="skip"))
     span = max(y.values()) if y else 1.0
-    fig.update_layout(title=title, height=height, margin=dict(l=40, r=20, t=50 if title else 20, b=40),
+    # The title (wrapped for a phone), then the legend, sit above the tree: below it, the slider of
+    # beam_tree_slider_figure would run through the legend. Room for two legend rows (a 390-pixel phone);
+    # leaves at least LEAF_PX apart, so that two labels of one step never stack; room above the top branch for
+    # its label.
+    text = wrap_title(title)
+    lines = text.count("<br>") + 1 if text else 0
+    top = 22 * lines + 18 + 46
+    height = max(height, int(top + 60 + LEAF_PX * (span + 2.4)))
+    fig.update_layout(title=dict(text=text, font=dict(size=14), x=0.01, xanchor="left", y=1.0, yref="container",
+                                 yanchor="top", pad=dict(t=14)), height=height,
+                      margin=dict(l=30, r=20, t=top, b=50),
                       xaxis=dict(title="step (generated tokens)", range=[-0.5, last + 0.5], dtick=1),
-                      yaxis=dict(visible=False, range=[span + 0.8, -0.8]),
-                      legend=dict(orientation="h", y=-0.18))
+                      yaxis=dict(visible=False, range=[span + 0.8, -1.6]),
+                      legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", font=dict(size=11)))
     return fig
 
 
