@@ -34,7 +34,7 @@ import math
 import re
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -43,8 +43,9 @@ from torch import nn
 from .config import model_device
 
 __all__ = ["CrossoverEstimate", "PowerLawFit", "Stopwatch", "activation_bytes", "check_ints", "count_parameters",
-           "crossover", "crossover_interval", "fit_power_law", "fitted_growth", "largest_difference", "markdown_table",
-           "match_parameters", "measure", "power_law_fit", "spread_cell", "time_call", "time_samples"]
+           "crossover", "crossover_interval", "fit_power_law", "fitted_growth", "interleaved_samples",
+           "largest_difference", "markdown_table", "match_parameters", "measure", "power_law_fit", "spread_cell",
+           "time_call", "time_samples"]
 
 
 def check_ints(values, name: str, minimum: int) -> list[int]:
@@ -108,6 +109,35 @@ def time_samples(fn: Callable, *, min_time: float = 0.02, repeats: int = 3, devi
             fn()
         _sync(device)
         samples.append((time.perf_counter() - start) / inner)
+    return samples
+
+
+def interleaved_samples(fns: Mapping[str, Callable], *, min_time: float = 0.02, repeats: int = 3,
+                        device=None) -> dict[str, list[float]]:
+    """Seconds per call of each function of ``fns``, ``repeats`` times, taking turns: repeat r of every function
+    runs before repeat r + 1 of any, so that a burst of load on a shared machine falls on all of them alike
+    instead of on whichever was being timed then (:func:`time_samples` times one function). Each function is
+    warmed up once and called often enough per repeat to last ``min_time``."""
+    if not isinstance(fns, Mapping) or not fns or not all(callable(f) for f in fns.values()):
+        raise ValueError(f"interleaved_samples expects a non-empty {{name: function}} mapping, got {fns!r}")
+    min_time = _check_positive_number(min_time, "min_time", allow_zero=True)
+    (repeats,) = check_ints([repeats], "repeats", 1)
+    inner = {}
+    for name, fn in fns.items():
+        fn()  # warm-up
+        _sync(device)
+        start = time.perf_counter()
+        fn()
+        _sync(device)
+        inner[name] = max(1, math.ceil(min_time / max(time.perf_counter() - start, 1e-7)))
+    samples = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(inner[name]):
+                fn()
+            _sync(device)
+            samples[name].append((time.perf_counter() - start) / inner[name])
     return samples
 
 

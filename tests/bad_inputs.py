@@ -542,7 +542,7 @@ def _stopwatch():
 
 
 def _guide():
-    from seqviz.guide import best_of, collect_evidence, recommend, same, seed_guide
+    from seqviz.guide import best_of, collect_evidence, recommend, same, advice_checked
 
     rows, cost, stream, finetune = evidence_inputs()
     bad("guide", "collect_evidence: nothing measured", lambda: collect_evidence([], [], [], {}), "rows")
@@ -567,8 +567,8 @@ def _guide():
         "evidence")
     bad("guide", "recommend: evidence of plain numbers", lambda: recommend(
         *SITUATION, {k: 1.0 for k in evidence()}), "evidence")
-    bad("guide", "seed_guide: {}", lambda: seed_guide({}), "evidence")
-    bad("guide", "seed_guide: None", lambda: seed_guide(None), "evidence")
+    bad("guide", "advice_checked: {}", lambda: advice_checked({}), "evidence")
+    bad("guide", "advice_checked: None", lambda: advice_checked(None), "evidence")
     bad("guide", "same: an unknown kind", lambda: same(1.0, 2.0, "speed"), "kind")
     bad("guide", "same: a string", lambda: same("a", 1.0), None)
     bad("guide", "same: NaN", lambda: same(NAN, 1.0), None)

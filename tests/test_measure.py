@@ -271,3 +271,23 @@ def test_largest_difference_sees_outputs_states_and_gradients():
         largest_difference(LSTM(3, 4), torch.nn.LSTM(3, 5, batch_first=True), (x,))
     with pytest.raises(ValueError, match="parameters"):
         largest_difference(LSTM(3, 4), torch.nn.LSTM(3, 4, batch_first=True, bias=False), (x,), gradients=True)
+
+
+def test_interleaved_samples_take_turns_and_time_each_function(monkeypatch):
+    import seqviz.measure as measure
+
+    clock, order = [0.0], []
+
+    def step(name, seconds):
+        def fn():
+            order.append(name)
+            clock[0] += seconds
+        return fn
+
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: clock[0])
+    samples = measure.interleaved_samples({"a": step("a", 1.0), "b": step("b", 3.0)}, min_time=0.0, repeats=2,
+                                          device="cpu")
+    assert samples == {"a": [1.0, 1.0], "b": [3.0, 3.0]}
+    assert order == ["a", "a", "b", "b", "a", "b", "a", "b"]   # warm-up and sizing, then repeats in turns
+    with pytest.raises(ValueError, match="mapping"):
+        measure.interleaved_samples({})

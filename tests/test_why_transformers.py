@@ -9,9 +9,9 @@ import statistics
 import pytest
 import torch
 
-from seqviz.experiments import (binned_losses, compare_families, compute_frontier, family_fit, generation_cost,
-                                log_points, loss_by_position, loss_per_character, text_windows, token_losses,
-                                training_throughput)
+from seqviz.experiments import (binned_losses, bins_table, character_bins, character_curve, compare_families,
+                                compute_frontier, family_fit, generation_cost, log_points, loss_by_position,
+                                loss_per_character, text_windows, token_characters, token_losses, training_throughput)
 from seqviz.measure import crossover_interval, power_law_fit, time_call, time_samples
 from seqviz.models import GRULM, DecoderConfig, LlamaDecoder
 from seqviz.viz import frontier_figure, position_loss_figure, spread_figure
@@ -163,6 +163,50 @@ def test_a_uniform_model_costs_log_v_everywhere_and_per_character_arithmetic():
     assert score["chars_per_token"] == 2.0
 
 
+def test_character_bins_are_the_token_bins_for_characters_and_weigh_longer_tokens():
+    losses = torch.rand(5, 40, generator=torch.Generator().manual_seed(0))
+    ones = torch.ones(5, 41, dtype=torch.long)
+    by_char, by_token = character_bins(losses, ones), binned_losses(losses)
+    assert [(r["start"], r["end"]) for r in by_char] == [(r["start"], r["end"]) for r in by_token]
+    for a, b in zip(by_char, by_token):
+        assert a["mean"] == pytest.approx(b["mean"]) and a["se"] == pytest.approx(b["se"]) and a["windows"] == 5
+    x, mean, se = character_curve(losses, ones)
+    torch.testing.assert_close(x, torch.arange(1, 41, dtype=torch.float64))
+    torch.testing.assert_close((mean, se), loss_by_position(losses))
+    # one window of tokens spelling 2, 3, 1, 4, 2 characters: contexts 2, 5, 6, 10 before tokens 1..4
+    chars = torch.tensor([[2, 3, 1, 4, 2]])
+    lost = torch.tensor([[3.0, 1.0, 8.0, 4.0]])
+    rows = character_bins(lost, chars)
+    assert [(r["start"], r["end"]) for r in rows] == [(2, 3), (4, 10)]  # range 1-1 holds no token: left out
+    assert rows[0]["mean"] == pytest.approx(3.0 / 3) and rows[1]["mean"] == pytest.approx((1 + 8 + 4) / 7)
+    assert rows[0]["se"] == 0.0 and rows[0]["windows"] == 1
+    assert character_bins(lost, chars, ranges=[(5, 6)])[0]["mean"] == pytest.approx(9.0 / 5)
+    x, mean, _ = character_curve(lost, chars)
+    assert x.tolist() == [2, 5, 6, 10] and mean.tolist() == pytest.approx([1.0, 1.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match="chars must be"):
+        character_bins(lost, ones)
+    with pytest.raises(ValueError, match="ranges must be"):
+        character_bins(lost, chars, ranges=[(3, 2)])
+    table = bins_table({"a": by_char, "b": rows})
+    assert table[0] == {"range": "1–1", "a": by_char[0]["mean"]}  # "b" has no 1-1 range: an empty cell
+    assert table[2]["range"] == "4–7" and set(table[2]) == {"range", "a", "b"}
+
+
+def test_token_characters_follow_a_fast_tokenizers_offsets():
+    tokenizers = pytest.importorskip("tokenizers")
+    transformers = pytest.importorskip("transformers")
+    backend = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, "call": 1, "me": 2, ",": 3},
+                                                               unk_token="[UNK]"))
+    backend.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=backend)
+    text = "call me ,  Ishmael"
+    spelled = token_characters(tokenizer, text)
+    assert spelled.tolist() == [4, 3, 2, 9]  # each token with the spaces before it: they add up to the text
+    assert int(spelled.sum()) == len(text)
+    with pytest.raises(ValueError, match="non-empty string"):
+        token_characters(tokenizer, "")
+
+
 def test_windows_are_spread_over_the_text_and_checked():
     ids = torch.arange(1000)
     windows = text_windows(ids, 9, 3)
@@ -266,3 +310,11 @@ def test_the_figures_draw_what_they_are_given():
     assert len(fig.data) == 3 and fig.layout.yaxis.type == "log"
     with pytest.raises(ValueError, match="lacks"):
         frontier_figure({"f": {"points": []}})
+    fig = frontier_figure({"f": {"points": [], "frontier": fit.points, "fit": (fit.fit.exponent, fit.fit.coefficient),
+                                 "fit_range": (1e7, 1e9)}})
+    assert min(fig.data[2].x) == pytest.approx(1e7) and max(fig.data[2].x) == pytest.approx(1e9)
+    x = torch.tensor([3.0, 7.0, 12.0])
+    fig = position_loss_figure({"chars": (x, torch.ones(3), torch.zeros(3))}, xlabel="characters of context")
+    assert list(fig.data[0].x) == [3.0, 7.0, 12.0] and fig.layout.xaxis.title.text == "characters of context"
+    with pytest.raises(ValueError, match="one value per position"):
+        position_loss_figure({"m": (torch.ones(2), torch.ones(3), torch.ones(3))})

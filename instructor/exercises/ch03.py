@@ -79,7 +79,7 @@ mistakes("ch03", "clip_grad_norm", clip_without_epsilon=_clip_without_epsilon)
 solution("ch03.ex1", lambda: math.log(0.5), wrong={
     "singular value": (lambda: math.log(_slope_numbers(((0.5, 1.0), (0.0, 0.5)))[3]), "largest singular value"),
     "the factor": (lambda: 0.5, "the factor per step"), "minus the factor": (lambda: -0.5, "natural logarithm")})
-solution("ch03.ex2", lambda: _closed_form_reference, forbidden=("seqviz.gradients.hidden_grad_norms",), wrong={
+solution("ch03.ex2", lambda: _closed_form_reference, forbidden=("seqviz.trace.hidden_grad_norms",), wrong={
     "untransposed": (lambda: (lambda w, g, T: _closed_form_reference(w.T, g, T)), "Check the transpose"),
     "reversed": (lambda: (lambda w, g, T: _closed_form_reference(w, g, T).flip(0)), "runs backwards"),
     "off by one": (lambda: (lambda w, g, T: _closed_form_reference(w, g @ w, T)), "no factor at all")})

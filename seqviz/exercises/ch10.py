@@ -2,7 +2,9 @@
 
 - ch10.ex1: the memory of a key/value cache; ch10.ex1b: the cache of a 7B-sized model after 4,096 tokens;
 - ch10.ex2: the persistence baseline every forecaster must beat;
-- ch10.ex3: how many query-key products generating n tokens costs, with and without a cache.
+- ch10.ex3: how many query-key products generating n tokens costs, with and without a cache;
+- ch10.ex4 (a conceptual question, predict then run): which family the book's long runs put ahead at the largest
+  matched size.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch10.py``).
@@ -13,7 +15,7 @@ from __future__ import annotations
 import torch
 
 from .expected import Expected
-from .registry import as_number, exercise
+from .registry import as_choice, as_number, exercise
 
 EXPECTED = Expected("ch10")
 
@@ -95,3 +97,26 @@ def check_reads(answer):
                 return False, (f"for n = {n}, cache = {cache} expected {expected}, got {got:g}. Step t (1-based) has "
                                f"t tokens in the prefix; count the (query, key) pairs a causal mask allows.")
     return True, "With a cache the total is quadratic in n; without one it is cubic."
+
+
+# -- ex4: predict the long runs' leader ---------------------------------------------------------------
+
+CH10_EX4_CHOICES = ("a) the LSTM", "b) the Transformer", "c) neither: within 5 % of each other in perplexity")
+
+
+@exercise("ch10.ex4", "Predict the long runs' character models")
+def check_long_run_leader(answer):
+    choice = as_choice(answer, CH10_EX4_CHOICES, "the family you predict")  # "a", "A)" or the whole text
+    expected = EXPECTED("long_run_leader", "choice", CH10_EX4_CHOICES)
+    if choice == expected:
+        return True, ("That is what the long runs show. Remember their regime: about a million parameters, eight "
+                      "million characters, one CPU thread; the published comparisons at scale are another regime.")
+    if choice.startswith("b)"):
+        return False, ("Not in these runs. A Transformer step does more arithmetic per character than a recurrent "
+                       "step of the same size, and one CPU thread runs none of it in parallel; compare the two "
+                       "families' validation loss at the largest size in the long runs' table.")
+    if choice.startswith("a)"):
+        return False, ("Not in these runs: compare the two families' validation loss at the largest size in the long "
+                       "runs' table (the lower is better).")
+    return False, ("The two largest models are further apart than 5 % in perplexity: compare their validation loss in "
+                   "the long runs' table (perplexity is e to the loss).")

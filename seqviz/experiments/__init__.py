@@ -26,7 +26,8 @@ One module per concept; each runner that builds a model takes ``device=None`` (m
 """
 
 from .attention import attention_entropy, attention_gradients, softmax_attention_gradients
-from .context import binned_losses, loss_by_position, loss_per_character, text_windows, token_losses
+from .context import (binned_losses, bins_table, character_bins, character_curve, loss_by_position,
+                      loss_per_character, text_windows, token_characters, token_losses)
 from .cost import cost_vs_batch, cost_vs_length, step_cost, streaming_cost
 from .distance import DistanceTable, TrainSizeTable, accuracy_vs_distance, accuracy_vs_train_size, retest
 from .finetune import finetune_evidence
@@ -38,9 +39,9 @@ from .rows import agreement_rows, forecast_rows, translation_rows
 from .seeds import SeedTable, repeat_over_seeds
 from .translation import TranslationRuns, accuracy_by_length, exact_match, learning_curve, train_translators
 
-__all__ = ["FamilyFit", "binned_losses", "compare_families", "compute_frontier", "family_fit", "generation_cost",
-           "log_points", "loss_by_position", "loss_per_character", "text_windows", "token_losses",
-           "training_throughput",
+__all__ = ["FamilyFit", "binned_losses", "bins_table", "character_bins", "character_curve", "compare_families",
+           "compute_frontier", "family_fit", "generation_cost", "log_points", "loss_by_position", "loss_per_character", "text_windows",
+           "token_characters", "token_losses", "training_throughput",
            "DistanceTable", "LMRun", "RealTranslator", "SeedTable", "TrainSizeTable", "TranslationRuns",
            "Translations", "accuracy_by_length", "accuracy_vs_distance", "accuracy_vs_train_size", "agreement_rows",
            "attention_entropy", "attention_gradients", "bleu", "cost_vs_batch", "cost_vs_length", "encode_text",

@@ -8,7 +8,14 @@ character, so that models with different tokens can be compared.
 - :func:`binned_losses`: those means over position ranges doubling in length (1, 2-3, 4-7, ...), as Kaplan et
   al. plot them on a log axis;
 - :func:`loss_per_character`: nats per token turned into nats (and bits) per character, given how many
-  characters the predicted tokens cover.
+  characters the predicted tokens cover;
+- :func:`character_bins`: loss per character over ranges of *characters* of context that double, so that a
+  character model and a subword model share one axis (for a character model, :func:`binned_losses` again);
+- :func:`character_curve`: the loss per character at each position of the window, against the characters of
+  context read before it (averaged over windows);
+- :func:`bins_table`: several models' ranges side by side, one row per range, for ``markdown_table``;
+- :func:`token_characters`: how many characters each token of a window spells, from a ``transformers``
+  tokenizer's offsets.
 
 A model is anything with ``model(ids (B, T)) -> logits (B, T, V)``: a ``seqviz`` language model (``GRULM``,
 ``TransformerLM``, ``LlamaDecoder``, a long-run checkpoint) or a ``transformers`` model (whose output carries
@@ -24,7 +31,8 @@ import torch.nn.functional as F
 
 from ..config import model_device, progress as progress_bar
 
-__all__ = ["binned_losses", "loss_by_position", "loss_per_character", "text_windows", "token_losses"]
+__all__ = ["binned_losses", "bins_table", "character_bins", "character_curve", "loss_by_position", "loss_per_character", "text_windows",
+           "token_characters", "token_losses"]
 
 
 def text_windows(ids, length: int, count: int) -> torch.Tensor:
@@ -118,3 +126,113 @@ def loss_per_character(losses: torch.Tensor, characters: int) -> dict:
     return {"nats_per_token": total / tokens, "nats_per_char": total / characters,
             "bits_per_char": total / characters / math.log(2), "chars_per_token": characters / tokens,
             "tokens": tokens, "characters": characters}
+
+
+def _doubling_ranges(first: int, last: int) -> list[tuple[int, int]]:
+    """``(start, end)`` ranges ``first .. 2 first - 1``, ... up to ``last``, the final one taking the rest when the
+    next would not fit whole (the rule of :func:`binned_losses`)."""
+    ranges, start = [], first
+    while start <= last:
+        end = 2 * start if 4 * start - 1 <= last else last + 1
+        ranges.append((start, end - 1))
+        start = end
+    return ranges
+
+
+def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ranges=None) -> list[dict]:
+    """Loss per character against characters of context: rows ``{"start", "end", "mean", "se", "windows",
+    "values"}`` (``values``: {window index: that window's loss per character in the range}, for paired
+    comparisons of two ranges).
+
+    ``losses`` (M, T): nats of tokens 1 .. T of each window (:func:`token_losses`); ``chars`` (M, T + 1): how many
+    characters each token of the window spells (all ones for a character model). The context of predicted token
+    ``t`` is the characters of tokens 0 .. t - 1 of its window. Ranges of that context double from ``first``
+    (the last one runs to the shortest window's longest context); in each, a window's loss per character is the
+    sum of the losses of its tokens there over the characters they spell; ``mean`` and ``se`` are over the
+    ``windows`` that have a token in the range. With one character per token this is :func:`binned_losses`.
+    ``ranges``: ``[(start, end), ...]`` (both ends included) instead of the doubling ones, to read two models
+    over exactly the same context."""
+    if not isinstance(losses, torch.Tensor) or losses.dim() != 2 or losses.numel() == 0:
+        raise ValueError(f"losses must be (M, T) (token_losses), got {getattr(losses, 'shape', type(losses))}")
+    M, T = losses.shape
+    if not isinstance(chars, torch.Tensor) or tuple(chars.shape) != (M, T + 1):
+        raise ValueError(f"chars must be ({M}, {T + 1}): the characters of every token of each window, got "
+                         f"{getattr(chars, 'shape', type(chars).__name__)}")
+    if bool((chars < 1).any()):
+        raise ValueError("every token spells at least one character: chars must be >= 1")
+    chars = chars.long()
+    context = chars.cumsum(1)[:, :-1]  # (M, T): characters read before each predicted token
+    spelled = chars[:, 1:].double()  # (M, T): characters each predicted token spells
+    last = int(context[:, -1].min())
+    if not isinstance(first, int) or isinstance(first, bool) or not 1 <= first <= last:
+        raise ValueError(f"first must be an int in 1..{last}, got {first!r}")
+    if ranges is not None:
+        ranges = [tuple(r) for r in ranges]
+        if not ranges or not all(len(r) == 2 and all(isinstance(v, int) for v in r) and 1 <= r[0] <= r[1]
+                                 for r in ranges):
+            raise ValueError(f"ranges must be a non-empty list of (start, end) ints, 1 <= start <= end, got {ranges}")
+    rows = []
+    for start, end in ranges or _doubling_ranges(first, last):
+        inside = (context >= start) & (context <= end)  # (M, T)
+        have = inside.any(1)  # windows with a token whose context lies in the range
+        if not bool(have.any()):
+            continue
+        nats = (losses.double() * inside).sum(1)[have]
+        per_window = nats / (spelled * inside).sum(1)[have]  # (windows,) nats per character
+        se = float(per_window.std() / math.sqrt(len(per_window))) if len(per_window) > 1 else 0.0
+        rows.append({"start": start, "end": end, "mean": float(per_window.mean()), "se": se,
+                     "windows": int(have.sum()),
+                     "values": {int(m): float(v) for m, v in zip(have.nonzero().flatten(), per_window)}})
+    return rows
+
+
+def character_curve(losses: torch.Tensor, chars: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(x (T,), mean (T,), se (T,))``: at each position of the window, the mean characters of context before
+    the predicted token, the loss per character there (the windows' losses summed over the characters their
+    tokens spell) and the standard error over windows. With one character per token: ``1 .. T`` and
+    :func:`loss_by_position`."""
+    if not isinstance(losses, torch.Tensor) or losses.dim() != 2 or losses.numel() == 0:
+        raise ValueError(f"losses must be (M, T) (token_losses), got {getattr(losses, 'shape', type(losses))}")
+    M, T = losses.shape
+    if not isinstance(chars, torch.Tensor) or tuple(chars.shape) != (M, T + 1) or bool((chars < 1).any()):
+        raise ValueError(f"chars must be ({M}, {T + 1}) counts >= 1 (the characters of every token of each "
+                         f"window), got {getattr(chars, 'shape', type(chars).__name__)}")
+    chars = chars.double()
+    x = chars.cumsum(1)[:, :-1].mean(0)
+    spelled = chars[:, 1:]
+    mean = losses.double().sum(0) / spelled.sum(0)
+    if M < 2:
+        return x, mean, torch.zeros_like(mean)
+    return x, mean, (losses.double() / spelled).std(0) / math.sqrt(M)
+
+
+def bins_table(bins) -> list[dict]:
+    """Rows ``{"range": "start–end", label: mean, ...}``, one per range start of any model's ``bins``
+    (:func:`binned_losses` or :func:`character_bins` rows): a model without that range has no key (an empty cell
+    in ``markdown_table``); a range's end is the smallest of the models' ends there (a model's last range runs to
+    the end of its window)."""
+    if not isinstance(bins, dict) or not bins or not all(isinstance(rows, list) and rows for rows in bins.values()):
+        raise ValueError("bins must be a non-empty dict label -> rows (binned_losses or character_bins)")
+    table = []
+    for start in sorted({r["start"] for rows in bins.values() for r in rows}):
+        here = {label: r for label, rows in bins.items() for r in rows if r["start"] == start}
+        end = min(r["end"] for r in here.values())
+        table.append({"range": f"{start:,}–{end:,}", **{label: r["mean"] for label, r in here.items()}})
+    return table
+
+
+def token_characters(tokenizer, text: str) -> torch.Tensor:
+    """(N,) how many characters each token of ``tokenizer(text)["input_ids"]`` spells (a fast ``transformers``
+    tokenizer): the distance from the end of the token before to the end of this one in the tokenizer's offsets,
+    so that a run of tokens spells exactly the characters it covers (a byte-level token that holds part of a
+    character counts one). ``text_windows(token_characters(tokenizer, text), length, count)`` lines up with
+    ``text_windows(ids, length, count)``: the (M, T + 1) ``chars`` of :func:`character_bins`."""
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"text must be a non-empty string, got {type(text).__name__}")
+    try:
+        offsets = tokenizer(text, return_offsets_mapping=True)["offset_mapping"]
+    except (NotImplementedError, TypeError, ValueError) as error:
+        raise ValueError(f"the tokenizer gives no character offsets (a fast transformers tokenizer does): {error}") \
+            from None
+    ends = torch.tensor([end for _, end in offsets], dtype=torch.long)  # (N,)
+    return (ends - torch.cat([ends.new_zeros(1), ends[:-1]])).clamp(min=1)

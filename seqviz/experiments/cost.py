@@ -15,6 +15,7 @@ Each builds its models on ``device`` (default :func:`~seqviz.config.pick_device`
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 import torch
@@ -106,7 +107,8 @@ def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Tr
               batch_size: int = 8, min_time: float = 0.02, repeats: int = 3, progress: bool = True,
               device=None) -> list[dict]:
     """One training step (forward + backward, one layer of ``width``) at each length: rows with
-    ``model, length, ms_per_step`` (median, :func:`~seqviz.measure.time_call`) and ``saved_MiB``
+    ``model, length, ms_per_step`` (the median of ``ms_samples``, the repeats of
+    :func:`~seqviz.measure.time_samples`) and ``saved_MiB``
     (activation memory kept for backward, :func:`~seqviz.measure.activation_bytes`), on ``device``."""
     lengths = check_ints(lengths, "lengths", 1)
     kinds = _check_kinds(kinds, KINDS)
@@ -125,10 +127,11 @@ def step_cost(lengths: Sequence[int], kinds: Sequence[str] = ("GRU", "LSTM", "Tr
             def step():
                 model(x)[0].pow(2).mean().backward()
 
-            seconds = time_call(step, min_time=min_time, repeats=repeats, device=device)
+            samples = [1e3 * t for t in time_samples(step, min_time=min_time, repeats=repeats, device=device)]
             memory = activation_bytes(lambda: model(x)[0].pow(2).mean())
             model.zero_grad(set_to_none=True)
-            rows.append({"model": kind, "length": n, "ms_per_step": 1e3 * seconds, "saved_MiB": memory / 2 ** 20})
+            rows.append({"model": kind, "length": n, "ms_per_step": statistics.median(samples), "ms_samples": samples,
+                         "saved_MiB": memory / 2 ** 20})
     return rows
 
 
@@ -136,7 +139,8 @@ def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: in
                    min_time: float = 0.01, repeats: int = 3, progress: bool = True, device=None) -> list[dict]:
     """The cost of one generated token (batch 1, no grad) after ``n`` tokens of context: a GRU
     language model, a Transformer decoder with a key/value cache, and one that re-reads the prefix.
-    Rows: ``model, context, ms_per_token, state_bytes``, measured on ``device``."""
+    Rows: ``model, context, ms_per_token`` (the median of ``ms_samples``, the repeats), ``state_bytes``, measured
+    on ``device``."""
     contexts = check_ints(contexts, "contexts", 1)
     check_ints([num_layers], "num_layers", 1)
     (vocab_size,) = check_ints([vocab_size], "vocab_size", 2)
@@ -158,6 +162,7 @@ def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: in
                      "Transformer (KV cache)": (lambda: tlm.step(token, cache), cache_bytes(cache)),
                      "Transformer (no cache)": (lambda: tlm(full)[:, -1], 0)}
             for model, (fn, held) in cases.items():
-                seconds = time_call(fn, min_time=min_time, repeats=repeats, device=device)
-                rows.append({"model": model, "context": n, "ms_per_token": 1e3 * seconds, "state_bytes": held})
+                samples = [1e3 * t for t in time_samples(fn, min_time=min_time, repeats=repeats, device=device)]
+                rows.append({"model": model, "context": n, "ms_per_token": statistics.median(samples),
+                             "ms_samples": samples, "state_bytes": held})
     return rows

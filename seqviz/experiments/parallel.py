@@ -12,7 +12,8 @@ token with and without the key/value cache.
   ``prefill``/``step`` (its key/value cache, Pope et al., 2022) and re-reading the whole prefix.
 
 Every timing is a list of repeats (:func:`seqviz.measure.time_samples`), so ``seqviz.book.compare_times`` can
-judge them beyond their spread. On the CPU :func:`training_throughput` uses all the cores the process may run on
+judge them beyond their spread; :func:`training_throughput` takes the kinds' repeats in turns at each length,
+so that the load of a shared machine falls on both alike. On the CPU :func:`training_throughput` uses all the cores the process may run on
 (``threads``) and puts the thread count back afterwards. Used by chapter 9b and ``benchmarks/parallel_training.py``.
 """
 
@@ -26,7 +27,7 @@ import torch
 from torch import nn
 
 from ..config import model_device, pick_device, progress as progress_bar
-from ..measure import check_ints, count_parameters, time_samples
+from ..measure import check_ints, count_parameters, interleaved_samples, time_samples
 
 __all__ = ["KINDS", "all_threads", "generation_cost", "throughput_layer", "training_throughput"]
 KINDS = ("LSTM", "GRU", "attention")
@@ -78,25 +79,27 @@ def training_throughput(lengths: Sequence[int], *, tokens_per_step: int = 4096, 
     before = torch.get_num_threads()
     if device.type == "cpu":
         torch.set_num_threads(threads)
-    rows = []
+    layers = {}
+    for kind in kinds:
+        torch.manual_seed(0)
+        layers[kind] = throughput_layer(kind, width, num_heads).to(device)
+    found = {}
     try:
-        for kind in kinds:
-            torch.manual_seed(0)
-            layer = throughput_layer(kind, width, num_heads).to(device)
-            for length in progress_bar(lengths, desc=f"{kind} training steps", disable=not progress, leave=False):
-                batch = tokens_per_step // length
-                x = torch.randn(batch, length, width, device=device)
-                mask = nn.Transformer.generate_square_subsequent_mask(length, device=device)  # (T, T), -inf above
-                seconds = time_samples(lambda: _training_step(layer, kind, x, mask), min_time=min_time,
-                                       repeats=repeats, device=device)
-                layer.zero_grad(set_to_none=True)
-                rows.append({"kind": kind, "length": length, "batch": batch, "seconds": seconds,
-                             "tokens_per_s": batch * length / statistics.median(seconds),
-                             "parameters": count_parameters(layer), "device": device.type,
-                             "threads": threads if device.type == "cpu" else None})
+        for length in progress_bar(lengths, desc="training steps", disable=not progress, leave=False):
+            batch = tokens_per_step // length
+            x = torch.randn(batch, length, width, device=device)
+            mask = nn.Transformer.generate_square_subsequent_mask(length, device=device)  # (T, T), -inf above
+            steps = {kind: (lambda layer=layers[kind], kind=kind: _training_step(layer, kind, x, mask))
+                     for kind in kinds}
+            for kind, seconds in interleaved_samples(steps, min_time=min_time, repeats=repeats, device=device).items():
+                layers[kind].zero_grad(set_to_none=True)
+                found[kind, length] = {"kind": kind, "length": length, "batch": batch, "seconds": seconds,
+                                       "tokens_per_s": batch * length / statistics.median(seconds),
+                                       "parameters": count_parameters(layers[kind]), "device": device.type,
+                                       "threads": threads if device.type == "cpu" else None}
     finally:
         torch.set_num_threads(before)
-    return rows
+    return [found[kind, length] for kind in kinds for length in lengths]
 
 
 def generation_cost(model, contexts: Sequence[int], *, vocab_size: int | None = None, min_time: float = 0.01,

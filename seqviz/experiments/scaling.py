@@ -10,8 +10,8 @@ models, a power law fitted to it, and where two families' laws cross (Kaplan et 
   (``p < 0``), restricted to compute ``>= min_compute`` (the first steps of training fall fast and follow no law);
 - :func:`compare_families`: two families' fits and :func:`seqviz.measure.crossover_interval` of them.
 
-``x`` is ``"flops"`` (the trainer's estimate, 6 N per token) or ``"seconds"`` (wall clock on the trainer's
-machine). Nothing here trains or draws. Used by chapter 9b with the long-run checkpoints of ``make checkpoints``.
+``x`` is ``"flops"`` (the trainer's estimate, 6 N per token), ``"seconds"`` (wall clock on the trainer's
+machine) or ``"cpu_seconds"`` (the CPU time the run used: steadier than the wall clock on a shared machine). Nothing here trains or draws. Used by chapter 9b with the long-run checkpoints of ``make checkpoints``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..measure import CrossoverEstimate, PowerLawFit, crossover_interval, power_law_fit
 
 __all__ = ["FamilyFit", "compare_families", "compute_frontier", "family_fit", "log_points"]
-AXES = ("flops", "seconds", "tokens", "step")
+AXES = ("flops", "seconds", "cpu_seconds", "tokens", "step")
 
 
 def _number(value) -> float | None:

@@ -1,26 +1,28 @@
-"""Chapter 10's decision guide, derived from measurements rather than typed rules.
+"""Chapter 10's decision guide, answered from evidence that says where it comes from.
 
-- :func:`collect_evidence`: the numbers the guide reads, from chapter 10's measured rows (the task
-  table, the training cost against length, the cost per generated token) and the fine-tuning run,
-  each as an :class:`Evidence` with its value and a one-line summary;
-- :func:`recommend`: (task, data, length, compute, latency) -> a model and the measured numbers
-  that decided it. Each branch compares two measured numbers (:func:`seqviz.book.compare_word`
-  with a stated tolerance); no answer is fixed in advance;
-- :func:`seed_guide`: the decision guide and final checklist of seed 002 (section 8), row by row,
-  each marked *supported*, *contradicted* or *not tested here* by the same evidence.
+- :func:`collect_evidence`: the numbers the guide reads, from chapter 10's measured rows (the task table, the
+  training cost against length, the cost per generated token), the fine-tuning rerun, the language-model race and,
+  when given, the book's long runs, plus the published findings of :mod:`.literature`; each an :class:`Evidence`
+  with its value, a one-line summary and its regime (:data:`REGIMES`: measured here, the book's long runs, from the
+  literature);
+- :func:`recommend`: (task, data, length, compute, latency) -> a model, the reasons, the evidence that decided it
+  and its regime (:func:`regime_of`): a situation this run measured is answered from its numbers, one it did not
+  (large data, a GPU, long training, lengths beyond those measured) from the long runs or the literature, cited;
+- :func:`advice_checked`: the source articles' advice, row by row, with this run's verdict and the verdict at scale.
 
-Three modules: :mod:`.evidence` (the numbers), :mod:`.rules` (the answer), :mod:`.seeds` (the seeds' advice
-checked). The HTML view of an answer is :func:`seqviz.viz.guide_html`.
-
-The seeds' guide follows Devlin et al. (2019) for fine-tuning, Beltagy et al. (2020, Longformer),
-Zaheer et al. (2020, BigBird), Kitaev et al. (2020, Reformer), Sanh et al. (2019, DistilBERT),
-Jiao et al. (2020, TinyBERT), Zhou et al. (2021, Informer) and Wu et al. (2021, Autoformer);
-those models are named, not run, here. It reads the runs of :mod:`seqviz.experiments`. Used by chapter 10.
+Four modules: :mod:`.evidence` (the numbers), :mod:`.literature` (the published findings), :mod:`.rules` (the
+answer), :mod:`.sources` (the articles' advice checked). The HTML view of an answer is :func:`seqviz.viz.guide_html`.
+It reads the runs of :mod:`seqviz.experiments`. Used by chapter 10.
 """
 
-from .evidence import GUIDE_OPTIONS, TOLERANCE, Evidence, collect_evidence
-from .rules import RECURRENT, best_of, recommend, same
-from .seeds import VERDICTS, seed_guide
+from .evidence import (GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, REGIMES, TOLERANCE, Evidence, check_evidence,
+                       collect_evidence, evidence_names, long_run_evidence, machine_words,
+                       race_evidence)
+from .literature import FINDINGS, Finding, literature_evidence
+from .rules import RECURRENT, best_of, faster, recommend, regime_of, same, situation_words
+from .sources import SOURCES, VERDICTS, advice_checked
 
-__all__ = ["GUIDE_OPTIONS", "Evidence", "RECURRENT", "TOLERANCE", "VERDICTS", "best_of", "collect_evidence",
-           "recommend", "same", "seed_guide"]
+__all__ = ["FINDINGS", "Finding", "GUIDE_OPTIONS", "Evidence", "LITERATURE", "LONG_RUNS", "MEASURED", "RECURRENT",
+           "REGIMES", "SOURCES", "TOLERANCE", "VERDICTS", "advice_checked", "best_of", "check_evidence", "collect_evidence",
+           "evidence_names", "faster", "literature_evidence", "long_run_evidence", "machine_words", "race_evidence",
+           "recommend", "regime_of", "same", "situation_words"]

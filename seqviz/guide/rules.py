@@ -1,14 +1,22 @@
-"""The guide's rules: :func:`recommend` answers (task, data, length, compute, latency) with a model and the
-measured numbers that decided it. Each branch compares two measured numbers (:func:`same`, with the stated
-:data:`~.evidence.TOLERANCE`); no answer is fixed in advance. Used by chapter 10.
+"""The guide's rules: :func:`recommend` answers (task, data, length, compute, latency) with a model, the reasons,
+the evidence that decided it and the regime that evidence comes from.
+
+:func:`regime_of` decides first where an answer may come from. A situation this chapter measured (a CPU and minutes
+of training, few labels for classification or thousands of examples, inputs shorter than 100 tokens) is answered
+from this run's numbers, each branch comparing two of them (:func:`same`, with the stated
+:data:`~.evidence.TOLERANCE`; training times by :func:`seqviz.book.compare_times` over their laps). A situation it
+did not measure (large data, a GPU, an hour of training, inputs of 100 tokens or more, few examples for
+generation or forecasting) is answered from the book's long runs where they cover it, and otherwise from the
+published findings of :mod:`~.literature`, cited; never extrapolated from the short run. Used by chapter 10.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from ..book import compare_word
-from .evidence import GUIDE_OPTIONS, MODELS, TASKS, TOLERANCE, check_evidence
+from ..book import compare_times, compare_word
+from .evidence import GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, MODELS, TASKS, TOLERANCE, check_evidence
 
 RECURRENT = ("RNN", "GRU", "LSTM")
 _PROXY = {"classification": "agreement", "labelling": "agreement", "translation": "translation",
@@ -16,15 +24,34 @@ _PROXY = {"classification": "agreement", "labelling": "agreement", "translation"
 
 
 def same(a: float, b: float, kind: str = "score") -> str:
-    """``"higher"``, ``"about the same"`` or ``"lower"``: measured ``a`` against measured ``b``."""
+    """``"higher"``, ``"about the same"`` or ``"lower"``: measured ``a`` against measured ``b``. Scores (fractions:
+    accuracy, exact match, skill) are about the same within ``TOLERANCE["score"]`` of each other, in absolute terms
+    (3 percentage points, so that 1 % and 3 % are not called different); other numbers within that share of the
+    larger one."""
     if kind not in TOLERANCE:
         raise ValueError(f"kind must be one of {sorted(TOLERANCE)} (which tolerance), got {kind!r}")
+    if kind == "score":
+        a, b = _finite(a, "a"), _finite(b, "b")
+        return "about the same" if abs(a - b) <= TOLERANCE["score"] + 1e-12 else "higher" if a > b else "lower"
     return compare_word(a, b, ("higher", "about the same", "lower"), TOLERANCE[kind])
 
 
+def _finite(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number (a measurement), got {value!r}")
+    return float(value)
+
+
+def faster(evidence: dict, a: str, b: str) -> str:
+    """How the timing ``a`` compares with ``b`` (two evidence names), judged over their repeats:
+    ``"slower"``, ``"similar"`` or ``"faster"`` (:func:`seqviz.book.compare_times`)."""
+    return compare_times(list(evidence[a].samples), list(evidence[b].samples), min_ratio=1 + TOLERANCE["time"])
+
+
 def best_of(evidence: dict, task: str, kinds: Sequence[str]) -> tuple[str, list[str], str]:
-    """The best-scoring kind on ``task``; among those within the score tolerance of the best, the
-    fastest to train. Returns ``(kind, evidence names used, reason in words)``."""
+    """The best-scoring kind on ``task``; among those within the score tolerance of the best, the one whose
+    training was judged fastest over its laps (the first listed when none is). Returns ``(kind, evidence names
+    used, reason in words)``."""
     check_evidence(evidence)
     if task not in TASKS:
         raise ValueError(f"task must be one of the measured tasks {TASKS}, got {task!r}")
@@ -34,13 +61,20 @@ def best_of(evidence: dict, task: str, kinds: Sequence[str]) -> tuple[str, list[
     scores = {k: evidence[f"{task}:{k}"].value for k in kinds}
     top = max(scores.values())
     tied = [k for k in kinds if same(scores[k], top) == "about the same"]
-    choice = min(tied, key=lambda k: evidence[f"{task}_train_s:{k}"].value)
+    points = f"{100 * TOLERANCE['score']:.0f} points"
     if len(tied) == 1:
-        return choice, [f"{task}:{choice}"], f"the best score on {task} among {', '.join(kinds)} ({top:.1%})"
-    times = ", ".join(f"{k} {evidence[f'{task}_train_s:{k}'].value:.1f} s" for k in tied)
-    return (choice, [f"{task}:{choice}"] + [f"{task}_train_s:{k}" for k in tied],
-            f"{', '.join(tied)} scored within {TOLERANCE['score']:.0%} of the best on {task}; "
-            f"{choice} trained fastest ({times})")
+        return tied[0], [f"{task}:{tied[0]}"], f"the best score on {task} among {', '.join(kinds)} ({top:.0%})"
+    times = {k: evidence[f"{task}_train_s:{k}"] for k in tied}
+    quickest = min(tied, key=lambda k: times[k].value)
+    beaten = [k for k in tied if k != quickest and faster(evidence, f"{task}_train_s:{quickest}",
+                                                          f"{task}_train_s:{k}") == "faster"]
+    used = [f"{task}:{k}" for k in tied] + [f"{task}_train_s:{k}" for k in tied]
+    listed = ", ".join(f"{k} {times[k].value:.1f} s" for k in tied)
+    if len(beaten) == len(tied) - 1:
+        return quickest, used, (f"{', '.join(tied)} scored within {points} of the best on {task}; "
+                                f"the {quickest} trained fastest, beyond the spread of its laps ({listed})")
+    return tied[0], used, (f"{', '.join(tied)} scored within {points} of the best on {task} and no "
+                           f"one of them trained clearly fastest ({listed}); the {tied[0]} is the simplest of them")
 
 
 def _label(kind: str, task: str) -> str:
@@ -49,91 +83,208 @@ def _label(kind: str, task: str) -> str:
     return kind
 
 
-def recommend(task: str, data: str, length: str, compute: str, latency: str, evidence: dict) -> dict:
-    """A model for the situation, decided by measured ``evidence`` (:func:`collect_evidence`).
+def regime_of(task: str, data: str, length: str, compute: str, latency: str, evidence: dict) -> str:
+    """Where the answer for this situation comes from: :data:`~.evidence.MEASURED` when this run measured it
+    (a CPU and minutes of training, short inputs, few labels only for classification), :data:`~.evidence.LONG_RUNS`
+    when the book's long runs cover it and were given (an hour of CPU: character language models for generation,
+    with contexts of up to a few hundred characters; translators of short sentences), else
+    :data:`~.evidence.LITERATURE`. Large data, a GPU and long inputs are never answered from the short run: its
+    tasks are shorter than 100 tokens, so its scores say nothing about long inputs."""
+    if compute == "CPU, an hour of training" and data != "small (few labels)":
+        covered = {"generation": ("charlm", ("short (< 100)", "long (100-1000)")),
+                   "translation": ("translate", ("short (< 100)",))}.get(task)
+        if covered and length in covered[1] and any(name.startswith(f"long:{covered[0]}:") for name in evidence):
+            return LONG_RUNS
+        return LITERATURE
+    if compute != "limited (CPU)" or data == "large" or length != "short (< 100)":
+        return LITERATURE
+    if data == "small (few labels)" and task not in ("classification", "labelling"):
+        return LITERATURE
+    return MEASURED
 
-    Returns ``{"model", "reasons", "evidence", "choice"}``: ``evidence`` names the entries that decided
-    the answer; ``reasons`` says how, with the numbers. Order of the questions: streaming first (it fixes
-    the cost per token), then few labels for classification (pretraining), then long inputs (attention's
-    memory), then the task's own scores.
+
+def recommend(task: str, data: str, length: str, compute: str, latency: str, evidence: dict) -> dict:
+    """A model for the situation, from the evidence that covers it.
+
+    Returns ``{"model", "reasons", "evidence", "choice", "regime", "cite", "brief"}``: ``evidence`` names the
+    entries that decided the answer, ``reasons`` says how (with the numbers), ``regime`` is where the answer comes
+    from (:func:`regime_of`), ``cite`` the works it rests on and ``brief`` the deciding point in a few words (a
+    table's cell). In a measured situation the questions are asked in this
+    order: streaming first (the cost per token decides), then few labels for classification (the fine-tuning gap
+    decides), then the task's own scores.
     """
     choice = dict(task=task, data=data, length=length, compute=compute, latency=latency)
     for key, value in choice.items():
         if not isinstance(value, str) or value not in GUIDE_OPTIONS[key]:
             raise ValueError(f"{key} must be one of {GUIDE_OPTIONS[key]}, got {value!r}")
     check_evidence(evidence)
-    ev, proxy = evidence, _PROXY[task]
-    decided: list[str] = []
-    reasons: list[str] = []
+    regime = regime_of(task, data, length, compute, latency, evidence)
+    if regime == MEASURED:
+        model, reasons, decided, brief = _measured(choice, evidence)
+    elif regime == LONG_RUNS:
+        model, reasons, decided, brief = _long_runs(choice, evidence)
+    else:
+        model, reasons, decided = _literature(choice, evidence)
+        brief = "; ".join(dict.fromkeys(c for name in decided for c in evidence[name].cite))
+    cite = tuple(dict.fromkeys(c for name in decided for c in evidence[name].cite))
+    return {"model": model, "reasons": reasons, "evidence": list(dict.fromkeys(decided)), "choice": choice,
+            "regime": regime, "cite": cite, "brief": brief}
 
+
+# -- measured here ----------------------------------------------------------------------------------------------
+
+
+def _measured(choice: dict, ev: dict):
+    task, latency = choice["task"], choice["latency"]
+    proxy = _PROXY[task]
+    decided: list[str] = ["setting"]
+    reasons: list[str] = []
     if latency == "streaming, per token":
-        ratio = ev["stream_ratio:cache/GRU"].value
-        cache, gru = ev["stream_growth:cache"].value, ev["stream_growth:GRU"].value
+        ratio = ev["stream_ratio:cache/GRU"]
         decided += ["stream_ratio:cache/GRU", "stream_growth:GRU", "stream_growth:cache"]
-        word = same(ratio, 1.0, "time")
-        if word == "about the same":  # as costly at the longest context: the one that grows less wins
-            word = same(cache, gru, "time")
-        if word == "higher":
+        cheaper = ratio.judged  # the cached Transformer's token against the GRU's, over the repeats
+        if cheaper == "similar":  # as costly at the longest context: the one whose cost grew less wins
+            grew = ev["stream_growth:cache"].judged, ev["stream_growth:GRU"].judged
+            cheaper = "slower" if grew == ("slower", "similar") else "faster" if grew == ("similar", "slower") \
+                else "similar"
+        costs = (f"cost per generated token: {ratio.summary}; {ev['stream_growth:GRU'].summary}; "
+                 f"{ev['stream_growth:cache'].summary}")
+        brief = (f"after {ev['context_max'].value:,} tokens a cached Transformer token cost {ratio.value:.1f} "
+                 f"times a GRU token")
+        if cheaper == "faster":
+            model = "Transformer decoder with a key/value cache"
+            reasons.append(f"{costs}: recurrence showed no advantage here")
+        else:
             kind, used, why = best_of(ev, proxy, ("GRU", "LSTM"))
             decided += used
-            reasons += [f"cost per generated token: {ev['stream_ratio:cache/GRU'].summary}; over the measured "
-                        f"contexts the cached Transformer's grew {cache:.1f}x, the GRU's {gru:.1f}x",
-                        f"{kind} among the gated models: {why}"]
             model = kind
-        else:
-            model = "Transformer decoder with a key/value cache"
-            reasons.append(f"cost per generated token: {ev['stream_ratio:cache/GRU'].summary}; over the measured "
-                           f"contexts the cached Transformer's grew {cache:.1f}x, the GRU's {gru:.1f}x: recurrence "
-                           f"showed no advantage in this run")
-    elif task in ("classification", "labelling") and data == "small (few labels)":
+            reasons.append(costs if cheaper == "slower" else f"{costs}: about the same per token within the spread "
+                           f"of the repeats, but the recurrent state stays the same size while the cache grows")
+            if cheaper == "similar":
+                brief = "the same cost per token within the repeats' spread; the recurrent state does not grow"
+            reasons.append(f"{kind} among the gated models: {why}")
+    elif task in ("classification", "labelling") and choice["data"] == "small (few labels)":
         pre, scratch = ev["finetune:pretrained"].value, ev["finetune:scratch"].value
         decided.append("finetune:pretrained")
+        labels = ev["finetune:labels"].value if "finetune:labels" in ev else None
+        brief = (f"with {labels:,.0f} labels: " if labels else "") + f"pretrained {pre:.0%}, from scratch {scratch:.0%}"
         if same(pre, scratch) == "higher":
             model = "a pretrained Transformer encoder (BERT-style), fine-tuned"
-            reasons.append(f"with few labels, pretraining and fine-tuning scored {pre:.1%} against {scratch:.1%} "
+            reasons.append(f"with few labels, pretraining and fine-tuning scored {pre:.0%} against {scratch:.0%} "
                            f"for the same model trained from scratch")
         else:
-            model, used, why = best_of(ev, "agreement", ("RNN", "GRU", "LSTM", "Transformer"))
+            model, used, why = best_of(ev, "agreement", MODELS)
             decided += used
-            reasons.append(f"pretraining did not help in this run ({pre:.1%} vs {scratch:.1%} from scratch), "
+            reasons.append(f"pretraining did not help in this run ({pre:.0%} against {scratch:.0%} from scratch), "
                            f"so the best model trained from scratch: {why}")
         if task == "labelling":
-            reasons.append("for one label per token the seeds name a bidirectional LSTM/GRU with a CRF as the "
-                           "light alternative; this book does not measure a CRF")
-    elif length == "very long (> 1000)" or (length == "long (100-1000)" and compute == "limited (CPU)"):
-        ratio = ev["mem_ratio:Transformer/GRU"].value
-        decided += ["mem_ratio:Transformer/GRU", "mem_tail:Transformer", "mem_exp:GRU"]
-        if same(ratio, 1.0) == "higher":
-            kind, used, why = best_of(ev, proxy, RECURRENT)
-            decided += used
-            model = _label(kind, task)
-            reasons += [f"{ev['mem_ratio:Transformer/GRU'].summary}; the Transformer's memory grows with exponent "
-                        f"{ev['mem_tail:Transformer'].value:.2f} at the longest lengths, the GRU's with "
-                        f"{ev['mem_exp:GRU'].value:.2f}, so at {length.split(' (')[0]} inputs a recurrent model keeps "
-                        f"memory linear (a sparse-attention Transformer, which this book does not measure, is the "
-                        f"seeds' other answer)", f"{kind}: {why}"]
-        else:
-            kind, used, why = best_of(ev, proxy, ("RNN", "GRU", "LSTM", "Transformer"))
-            decided += used
-            model = _label(kind, task)
-            reasons += [f"{ev['mem_ratio:Transformer/GRU'].summary}: attention's memory did not stand out in this "
-                        f"run", f"{kind}: {why}"]
+            reasons.append("for one label per token the sources name a bidirectional LSTM or GRU with a CRF as the "
+                           "light alternative, which this book does not measure")
     else:
-        kind, used, why = best_of(ev, proxy, ("RNN", "GRU", "LSTM", "Transformer"))
+        kind, used, why = best_of(ev, proxy, MODELS)
         decided += used
         model = _label(kind, task)
         reasons.append(f"{kind}: {why}")
-        if kind == "Transformer" or task in ("translation", "generation"):
-            fastest = min(RECURRENT, key=lambda k: ev[f"{proxy}_train_s:{k}"].value)
-            word = same(ev[f"{proxy}_train_s:Transformer"].value, ev[f"{proxy}_train_s:{fastest}"].value, "time")
-            decided += [f"{proxy}_train_s:Transformer", f"{proxy}_train_s:{fastest}"]
-            than = {"higher": "longer than", "lower": "less than", "about the same": "about as long as"}[word]
-            reasons.append(f"training took the Transformer {ev[f'{proxy}_train_s:Transformer'].value:.1f} s, {than} "
-                           f"the fastest recurrent model ({fastest}, {ev[f'{proxy}_train_s:{fastest}'].value:.1f} s)")
-    if compute == "GPU":
-        reasons.append("the times here come from the machine that ran this chapter; on a GPU attention's positions "
-                       "run in parallel, so rerun the chapter there before trusting a time comparison")
-    if data == "large" and task != "forecasting":
-        reasons.append("with much more data than here, the seeds expect pretrained Transformers to pull ahead; "
-                       "this run cannot test that")
-    return {"model": model, "reasons": reasons, "evidence": decided, "choice": choice}
+        brief = why
+        if task in ("translation", "generation") and "translation_longer:GRU" in ev:
+            longer = {k: ev[f"translation_longer:{k}"].value for k in MODELS}
+            best_longer = max(longer, key=longer.get)
+            decided.append(f"translation_longer:{best_longer}")
+            reasons.append(f"if sentences may be longer than any in training: {ev['translation_longer:GRU'].summary}")
+    return model, reasons, decided, brief
+
+
+# -- the book's long runs ---------------------------------------------------------------------------------------
+
+
+def _long_runs(choice: dict, ev: dict):
+    task = choice["task"]
+    family = "charlm" if task == "generation" else "translate"
+    entries = {name.split(":", 2)[2]: e for name, e in ev.items() if name.startswith(f"long:{family}:")}
+    if family == "charlm":
+        best = min(entries, key=lambda k: entries[k].value)
+        model = "Transformer decoder (GPT-style)" if best == "Transformer" else f"{best} language model"
+        reasons = [f"in the book's long runs (make checkpoints, one CPU thread) the {best} family reached the lowest "
+                   f"validation loss "
+                   f"({entries[best].value:.3f} nats per character)"] + [e.summary for e in entries.values()]
+    else:
+        best = max(entries, key=lambda k: entries[k].value)
+        model = "Transformer encoder-decoder" if best == "Transformer" else f"{best} encoder-decoder"
+        reasons = [f"in the book's long runs (make checkpoints, one CPU thread) the {best} translator scored the "
+                   f"highest test BLEU "
+                   f"({entries[best].value:.1f})"] + [e.summary for e in entries.values()]
+    decided = [f"long:{family}:{k}" for k in entries]
+    finding = "lit:scaling" if family == "charlm" else "lit:translation"
+    reasons.append(f"at far larger scale, {ev[finding].source}: {ev[finding].summary}")
+    return model, reasons, decided + [finding], reasons[0]
+
+
+# -- from the literature ----------------------------------------------------------------------------------------
+
+
+def _cited(ev: dict, *names: str) -> list[str]:
+    return [f"{ev[f'lit:{n}'].source}: {ev[f'lit:{n}'].summary}" for n in names]
+
+
+def _literature(choice: dict, ev: dict):
+    task, data, length, compute, latency = (choice[k] for k in ("task", "data", "length", "compute", "latency"))
+    why_not = _not_measured(choice, ev)
+    if latency == "streaming, per token":
+        names = ["recurrent_at_scale", "kv_cache"]
+        model = "a recurrent model built to train in parallel (a state-space model such as Mamba, or RWKV)"
+    elif task in ("classification", "labelling"):
+        if length == "very long (> 1000)":
+            names, model = ["sparse_attention", "bert"], "a pretrained sparse-attention encoder (Longformer, BigBird)"
+        elif task == "labelling" and compute == "limited (CPU)":
+            names = ["crf", "distillation"]
+            model = "a bidirectional LSTM with a CRF, or a distilled pretrained encoder"
+        else:
+            names = ["bert", "roberta"] + (["ulmfit"] if data == "small (few labels)" else [])
+            model = "a pretrained Transformer encoder (BERT-style), fine-tuned"
+            if compute == "limited (CPU)":
+                names.append("distillation")
+                model = "a distilled pretrained Transformer encoder (DistilBERT, TinyBERT), fine-tuned"
+    elif task in ("translation", "generation"):
+        if data == "small (few labels)":
+            names, model = ["pretrained_seq2seq"], "a pretrained Transformer encoder-decoder (BART, T5), fine-tuned"
+        elif length == "very long (> 1000)":
+            names = ["sparse_attention", "recurrent_at_scale"]
+            model = "a Transformer with sparse or windowed attention, or a parallel-trained recurrent model"
+        elif task == "translation":
+            names, model = ["translation", "tuned_rnn_translation", "warmup"], "Transformer encoder-decoder"
+        else:
+            names, model = ["decoder_only", "scaling"], "Transformer decoder (GPT-style)"
+    else:  # forecasting
+        names = ["forecast_linear", "forecast_transformers"]
+        model = ("a linear model as the baseline to beat, then a GRU or LSTM"
+                 + (", and a forecasting Transformer (Informer, Autoformer) when the horizon is long"
+                    if length != "short (< 100)" else ""))
+    return model, [why_not] + _cited(ev, *names), [f"lit:{n}" for n in names]
+
+
+def _not_measured(choice: dict, ev: dict) -> str:
+    """Why this situation is answered from the literature, in words."""
+    reach = ev["context_max"].value if choice["latency"] == "streaming, per token" else ev["length_max"].value
+    if choice["compute"] == "GPU":
+        what = "a GPU"
+    elif choice["compute"] == "CPU, an hour of training":
+        what = "an hour of training (the book's long runs cover generation and translation only)"
+    elif choice["data"] == "large":
+        what = "large data"
+    elif choice["data"] == "small (few labels)":
+        what = f"few labelled examples for {choice['task']}"
+    else:
+        what = (f"{choice['length'].split(' (')[0]} inputs: its tasks are shorter than 100 tokens (its cost curves "
+                f"reach {reach:,}, its scores do not)")
+    return f"this chapter did not measure {what}, so the answer comes from published results"
+
+
+_SHORT = {"small (few labels)": "few labels", "moderate (thousands)": "thousands of examples", "large": "large data",
+          "short (< 100)": "short inputs", "long (100-1000)": "inputs of 100-1,000", "very long (> 1000)":
+          "inputs over 1,000", "limited (CPU)": "a CPU, minutes", "CPU, an hour of training": "a CPU, an hour",
+          "GPU": "GPUs", "batch": "batch", "streaming, per token": "streaming"}
+
+
+def situation_words(choice: dict) -> str:
+    """A situation (``recommend(...)["choice"]``) in a few words, for a table's cell."""
+    return ", ".join(_SHORT.get(choice[k], choice[k]) for k in ("task", "data", "length", "compute", "latency"))

@@ -62,20 +62,25 @@ def spread_figure(series: Mapping[str, tuple], *, transform: Callable[[float, fl
 
 
 def position_loss_figure(curves: Mapping[str, tuple], bins: Mapping[str, Sequence[Mapping]] | None = None, *,
-                         title: str = "", ylabel: str = "loss per token (nats)", height: int = 420) -> go.Figure:
-    """``curves`` = {label: (mean (T,), se (T,))}: the loss at context lengths 1 .. T; ``bins`` = {label: rows with
-    ``start, end, mean, se``} drawn as markers at the middle of each range."""
+                         title: str = "", ylabel: str = "loss per token (nats)",
+                         xlabel: str = "tokens of context before the predicted token", height: int = 420) -> go.Figure:
+    """``curves`` = {label: (mean (T,), se (T,))}: the loss at context lengths 1 .. T, or {label: (x (T,), mean,
+    se)} at the context lengths ``x`` (characters of context, say); ``bins`` = {label: rows with ``start, end,
+    mean, se``} drawn as markers at the middle of each range."""
     if not curves:
-        raise ValueError("position_loss_figure() needs at least one curve {label: (mean, se)}")
+        raise ValueError("position_loss_figure() needs at least one curve {label: (mean, se)} or (x, mean, se)")
     fig = go.Figure()
-    for i, (label, (mean, se)) in enumerate(curves.items()):
-        mean, se = as_array(mean, f"mean of {label!r}", 1), as_array(se, f"se of {label!r}", 1)
-        if mean.shape != se.shape:
-            raise ValueError(f"{label!r}: mean has {mean.size} positions but se has {se.size}")
+    for i, (label, curve) in enumerate(curves.items()):
+        if len(curve) not in (2, 3):
+            raise ValueError(f"{label!r}: a curve is (mean, se) or (x, mean, se), got {len(curve)} parts")
+        mean, se = as_array(curve[-2], f"mean of {label!r}", 1), as_array(curve[-1], f"se of {label!r}", 1)
+        x = as_array(curve[0], f"x of {label!r}", 1) if len(curve) == 3 else np.arange(1, mean.size + 1)
+        if mean.shape != se.shape or x.shape != mean.shape:
+            raise ValueError(f"{label!r}: x, mean and se must have one value per position, got {x.size}, "
+                             f"{mean.size} and {se.size}")
         colour = COLOURS[i % len(COLOURS)]
-        x = np.arange(1, mean.size + 1)
         fig.add_trace(go.Scatter(x=x, y=mean, mode="lines", name=f"{label}, each position", opacity=0.25,
-                                 line=dict(color=colour, width=1), hovertemplate="context %{x}: %{y:.2f}<extra></extra>"))
+                                 line=dict(color=colour, width=1), hovertemplate="context %{x:.0f}: %{y:.2f}<extra></extra>"))
         rows = (bins or {}).get(label)
         if rows:
             middle = [np.sqrt(r["start"] * r["end"]) for r in rows]
@@ -87,14 +92,15 @@ def position_loss_figure(curves: Mapping[str, tuple], bins: Mapping[str, Sequenc
     if bins:  # the ranges' means set the scale; single noisy positions may run off the top
         top = max(r["mean"] + r["se"] for rows in bins.values() for r in rows)
         fig.update_yaxes(range=[0, 1.15 * top])
-    return _layout(fig, title, "tokens of context before the predicted token", ylabel, height, True, False)
+    return _layout(fig, title, xlabel, ylabel, height, True, False)
 
 
 def frontier_figure(families: Mapping[str, Mapping], *, crossover: float | None = None, title: str = "",
                     xlabel: str = "training compute (FLOPs)", ylabel: str = "validation loss (nats per token)",
                     height: int = 440) -> go.Figure:
     """``families`` = {label: {"points": [(x, y)...] (every evaluation, drawn faint), "frontier": [(x, y)...],
-    "fit": (exponent, coefficient)}}; a dotted vertical line at ``crossover`` if given."""
+    "fit": (exponent, coefficient), "fit_range": (low, high) (optional: the compute the law was fitted over;
+    the frontier's by default)}}; a dotted vertical line at ``crossover`` if given."""
     if not families:
         raise ValueError("frontier_figure() needs at least one family {label: {points, frontier, fit}}")
     fig = go.Figure()
@@ -110,7 +116,8 @@ def frontier_figure(families: Mapping[str, Mapping], *, crossover: float | None 
         fig.add_trace(go.Scatter(x=fx, y=fy, mode="lines+markers", name=f"{label}: frontier",
                                  line=dict(color=colour, width=2)))
         p, c = family["fit"]
-        grid = np.geomspace(min(fx), max(fx), 50)
+        low, high = family.get("fit_range") or (min(fx), max(fx))
+        grid = np.geomspace(low, high, 50)
         fig.add_trace(go.Scatter(x=grid, y=c * grid ** p, mode="lines", name=f"{label}: fit x^{p:.3f}",
                                  line=dict(color=colour, dash="dash"), hoverinfo="skip"))
     if crossover is not None:
