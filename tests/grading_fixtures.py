@@ -232,27 +232,34 @@ SPINS = "def closed_form_norms(w_hh, g, T):\n    while True:\n        pass\n\n\n
 HUGE_OUTPUT = "for _ in range(150):\n    print('x' * 1_000_000)\nanswer = 0.5\n"
 
 
+def full_points(right: dict[str, str]) -> int:
+    """What a chapter's exercises are worth, from its solutions by label: 2 points each (the mini chapters graded
+    here have no follow-up questions)."""
+    return 2 * len(right)
+
+
 def red_team(right: dict[str, str], course: Path, gradebook: Path) -> dict[str, tuple[str, dict, int]]:
     """{student: (case, answers by label or a transformation, points deserved)} for the class run at normal
-    limits. Honest students first; every attacker answers exercise 1 right, so deserves 2 of 8."""
+    limits. Honest students first; every attacker answers exercise 1 right, so deserves 2 of the full points."""
     root = str(ROOT)
+    full = full_points(right)
     one_right = {"ch03-ex1": right["ch03-ex1"]}
     attack = lambda label, code: {**one_right, **WRONG, label: code}  # noqa: E731
     return {
-        "alice": ("all right", right, 8),
+        "alice": ("all right", right, full),
         "bob": ("stubs", {}, 0),
         "dave": ("right values as lists and numpy arrays", {
             **right,
             "ch03-ex2": right["ch03-ex2"] + "answer = lambda w, g, T: closed_form_norms(w, g, T).tolist()\n",
-            "ch03-ex3": right["ch03-ex3"] + "answer = lambda w, h: step_jacobian(w, h).numpy()\n"}, 8),
-        "erin": ("a cell that crashes", {**right, "ch03-ex2": CRASH}, 6),
-        "frank": ("one wrong answer", {**right, "ch03-ex3": WRONG["ch03-ex3"]}, 6),
+            "ch03-ex3": right["ch03-ex3"] + "answer = lambda w, h: step_jacobian(w, h).numpy()\n"}, full),
+        "erin": ("a cell that crashes", {**right, "ch03-ex2": CRASH}, full - 2),
+        "frank": ("one wrong answer", {**right, "ch03-ex3": WRONG["ch03-ex3"]}, full - 2),
         "formatter": ("display formatter shows every number as 2",
                       attack("ch03-ex2", FORMATTER + WRONG["ch03-ex2"]), 2),
         "finder": ("sys.meta_path finder replaces the grading helpers", attack("ch03-ex2", META_PATH), 2),
         "reference": ("calls reference() and private helpers", attack("ch03-ex2", CALLS_REFERENCES.format(root=root)),
                       2),
-        "library": ("calls clip_grad_norm_ under another name", {**right, "ch03-ex4": LIBRARY_FUNCTION}, 6),
+        "library": ("calls clip_grad_norm_ under another name", {**right, "ch03-ex4": LIBRARY_FUNCTION}, full - 2),
         "checker": ("redefines check and the checkers", attack("ch03-ex2", REDEFINED_CHECK), 2),
         "metadata": ("edits nbgrader metadata (points, ids, locks)", {**one_right, **WRONG}, 2),
         "fake": ("a fake seqviz/ in the working directory", attack("ch03-ex2", FAKE_SEQVIZ), 2),
@@ -262,19 +269,20 @@ def red_team(right: dict[str, str], course: Path, gradebook: Path) -> dict[str, 
             course=str(course), root=root)), 2),
         "writer": ("writes the gradebook, the package and the course", attack("ch03-ex2", WRITES_ELSEWHERE.format(
             gradebook=str(gradebook), root=root, course=str(course))), 2),
-        "deleted": ("deleted an exercise's cells", right, 6),
+        "deleted": ("deleted an exercise's cells", right, full - 2),
     }
 
 
 def misbehaving(right: dict[str, str]) -> dict[str, tuple[str, dict, int]]:
     """The submissions that need the time limits: graded in a run of their own, with short limits."""
+    full = full_points(right)
     return {
-        "loops": ("an infinite loop (stopped at the time limit per cell)", {**right, "ch03-ex3": LOOPS}, 6),
-        "sleeper": ("sleeps forever, ignoring the interrupt", {**right, "ch03-ex2": SLEEPS_FOREVER}, 6),
-        "killer": ("ends its kernel (os._exit)", {**right, "ch03-ex3": KILLS_THE_KERNEL}, 6),
-        "forker": ("forks a process that outlives the cell", {**right, "ch03-ex1": right["ch03-ex1"] + FORKS}, 8),
-        "printer": ("writes 150 MB of output", {**right, "ch03-ex2": right["ch03-ex2"] + HUGE_OUTPUT}, 6),
-        "spinner": ("a function that never returns when called", {**right, "ch03-ex2": SPINS}, 6),
+        "loops": ("an infinite loop (stopped at the time limit per cell)", {**right, "ch03-ex3": LOOPS}, full - 2),
+        "sleeper": ("sleeps forever, ignoring the interrupt", {**right, "ch03-ex2": SLEEPS_FOREVER}, full - 2),
+        "killer": ("ends its kernel (os._exit)", {**right, "ch03-ex3": KILLS_THE_KERNEL}, full - 2),
+        "forker": ("forks a process that outlives the cell", {**right, "ch03-ex1": right["ch03-ex1"] + FORKS}, full),
+        "printer": ("writes 150 MB of output", {**right, "ch03-ex2": right["ch03-ex2"] + HUGE_OUTPUT}, full - 2),
+        "spinner": ("a function that never returns when called", {**right, "ch03-ex2": SPINS}, full - 2),
     }
 
 

@@ -22,8 +22,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import grade  # noqa: E402
-from grading_fixtures import (CH03, delete_exercise, edit_metadata, fill, mini_chapter, misbehaving,  # noqa: E402
-                              red_team, solutions, write)
+from grading_fixtures import (CH03, delete_exercise, edit_metadata, fill, full_points, mini_chapter,  # noqa: E402
+                              misbehaving, red_team, solutions, write)
 from make_student import release  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -106,7 +106,7 @@ def misbehaving_run(course, tmp_path_factory):
     cases = misbehaving(right)
     build(tmp / "submissions", cases, released["ch03"])
     write(fill(released["ch03"], right), tmp / "submissions" / "alice.ipynb")  # an honest student beside them
-    cases = {**cases, "alice": ("all right, graded beside them", right, 8)}
+    cases = {**cases, "alice": ("all right, graded beside them", right, full_points(right))}
     # Short limits, scaled by how long `import torch` takes now (a busy machine is slower): the set-up cell takes
     # about one import, a normal run of the mini chapter about two.
     imports = import_seconds()
@@ -168,7 +168,8 @@ def test_feedback_pages_are_self_contained_wrapped_and_free_of_markup(class_run)
         assert "<script" not in page and "http://" not in page and "https://" not in page, student
         assert "{exercise}" not in page and "{glue" not in page and "{solution" not in page, student
         assert "white-space:pre-wrap" in page
-    assert "Exercise 3.2" in pages["alice"] and "2 / 2" in pages["alice"] and "8 / 8" in pages["alice"]
+    assert "Exercise 3.2" in pages["alice"] and "2 / 2" in pages["alice"] \
+        and f"{full_points(solutions(CH03))} / {full_points(solutions(CH03))}" in pages["alice"]
     assert "No answer yet" in pages["bob"]
     assert ">0 / 2</span>" in pages["formatter"].split("Exercise 3.2")[1].split("</h2>")[0]
 
@@ -185,13 +186,13 @@ def test_each_run_writes_a_new_dated_folder_and_merges_only_when_asked(class_run
     assert first != second and first.exists() and second.exists()
     assert [p.name for p in (second / "feedback").iterdir()] == ["zoe"], "a stale page in the new folder"
     merged = totals(list(csv.DictReader(open(out / "gradebook.csv"))))
-    assert merged == {"alice": 8, "zoe": 0}
+    assert merged == {"alice": full_points(right), "zoe": 0}
 
 
 def test_assignment_grades_only_that_chapter_in_a_folder_per_student(class_run):
     _, rows, folder, *_ = class_run
     assert {r["assignment"] for r in rows if r["student"] == "multi"} == {"ch03"}
-    assert totals(rows)["multi"] == 8
+    assert totals(rows)["multi"] == full_points(solutions(CH03))
     assert [p.name for p in (folder / "feedback" / "multi").iterdir()] == ["ch03.html"]
 
 

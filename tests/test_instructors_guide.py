@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grading_fixtures import fill, mini_chapter, solutions, write  # noqa: E402
+from grading_fixtures import fill, full_points, mini_chapter, solutions, write  # noqa: E402
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_each_grading_command_wrote_its_own_results(guide_run):
     by_name = {p.name.endswith("-ch01"): p for p in folders}
     rows = list(__import__("csv").DictReader(open(folders[0] / "gradebook.csv")))
     assert {r["student"] for r in rows} == {"alice", "bob"}
-    assert sum(float(r["points"]) for r in rows if r["student"] == "alice") == 8
+    assert sum(float(r["points"]) for r in rows if r["student"] == "alice") == full_points(solutions(CH01))
     assert by_name[True].exists()
 
 
@@ -135,7 +135,8 @@ def test_the_students_get_their_feedback_through_the_exchange(guide_run):
     pages = list((student_home / "ch01" / "feedback").rglob("*.html"))
     assert pages, "nbgrader fetch_feedback brought no page"
     text = pages[0].read_text()
-    assert "Exercise 1.1" in text and "8 / 8" in text and "<script" not in text
+    full = full_points(solutions(CH01))
+    assert "Exercise 1.1" in text and f"{full} / {full}" in text and "<script" not in text
 
 
 def test_nbgrader_autograde_is_refused_with_a_pointer_to_make_grade(guide_run):

@@ -8,8 +8,10 @@ from collections import Counter
 import numpy as np
 import torch
 
+from seqviz.exercises.ch01 import CH01_EX5_CHOICES
+
 from . import hidden, solution, values
-from .helpers import agree, randint
+from .helpers import agree, randint, same_choice
 
 
 def _orderings(sentence: str) -> int:
@@ -27,6 +29,7 @@ def _receptive_field(kernel_size: int, num_layers: int) -> int:
 
 
 values("ch01", orderings=_orderings, receptive_field=_receptive_field,
+       shuffled_bag=lambda choices: choices[0],  # a mean of word vectors ignores their order
        layers_needed=lambda distance, kernel: math.ceil(distance / (kernel - 1)))  # 1 + L (k - 1) >= distance + 1
 
 solution("ch01.ex1", lambda: 60, wrong={"5!": (lambda: 120, "counts the two copies"),
@@ -70,3 +73,11 @@ def _hidden_same_bag(answer, g):
 def _hidden_receptive_field(answer, g):
     cases = [(randint(g, 1, 9), randint(g, 1, 30)) for _ in range(20)] + [(np.int64(3), np.int64(5))]
     return agree(answer, lambda k, n: _receptive_field(int(k), int(n)), cases, "receptive_field")
+
+solution("ch01.ex5", lambda: "a", wrong={"chance": (lambda: "b", "Chance is what a model scores"),
+                                        "half": (lambda: "c", "cannot lose what it never used")})
+
+
+@hidden("ch01.ex5")
+def _hidden_shuffled(answer, g):
+    return same_choice(answer, CH01_EX5_CHOICES, CH01_EX5_CHOICES[0])

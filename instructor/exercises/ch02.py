@@ -5,10 +5,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from seqviz.exercises.ch02 import CH02_EX5_CHOICES
 from seqviz.measure import count_parameters
 
 from . import hidden, mistakes, solution, values
-from .helpers import agree, agrees_with_cell, builtin_cell, randint
+from .helpers import agree, agrees_with_cell, builtin_cell, randint, same_choice
 
 
 def _rnn_step_reference(x, h, W_ih, W_hh, b_ih, b_hh):
@@ -112,3 +113,14 @@ def _hidden_grad_w(answer, g):
     cases = [(float(torch.rand((), generator=g) * 2.4 - 1.2), torch.randn(randint(g, 1, 12), generator=g).tolist())
              for _ in range(8)]
     return agree(answer, _grad_w_reference, cases, "grad_w", atol=1e-6, rtol=1e-6)
+
+
+# ex5: with W_hh = 0, h_t = tanh(W_xh x_t + b): the last note has seen only the last word
+values("ch02", no_recurrence=lambda choices: choices[1])
+solution("ch02.ex5", lambda: "b", wrong={"every word": (lambda: "a", "only through W_hh"),
+                                        "none": (lambda: "c", "not stuck at zero")})
+
+
+@hidden("ch02.ex5")
+def _hidden_no_recurrence(answer, g):
+    return same_choice(answer, CH02_EX5_CHOICES, CH02_EX5_CHOICES[1])

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from . import hidden, mistakes, solution, values
-from .helpers import agree, randint
+from .helpers import agree, randint, same
 
 
 def _slope_numbers(w_hh):
@@ -135,3 +135,15 @@ def _same_list(got, expected, max_norm):
 
     scale = max(float(e.abs().max()) for e in expected)
     return same(got, expected, f"clip_norm(max_norm={max_norm:.3g})", atol=1e-5 * scale, rtol=1e-4)
+
+
+# ex5: each step back multiplies by W_hh^T; 0.9 times an orthogonal matrix scales every vector by exactly 0.9
+values("ch03", signal_left=lambda rho, steps: rho ** steps)
+solution("ch03.ex5", lambda: 0.9 ** 10, wrong={"one step": (lambda: 0.9, "after one step back"),
+                                              "subtracted": (lambda: 0.0, "the factor multiplies"),
+                                              "grows": (lambda: 0.9 ** -10, "the ratio is below 1")})
+
+
+@hidden("ch03.ex5")
+def _hidden_left(answer, g):
+    return same(answer, 0.9 ** 10, "the share left ten steps back", atol=0.005, rtol=0.0)

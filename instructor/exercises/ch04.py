@@ -8,7 +8,7 @@ from torch import nn
 from seqviz.measure import count_parameters
 
 from . import hidden, mistakes, solution, values
-from .helpers import agree, agrees_with_cell, builtin_cell, randint
+from .helpers import agree, agrees_with_cell, builtin_cell, randint, same
 
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 BUILTINS = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
@@ -114,3 +114,16 @@ def _hidden_gru_step(answer, g):
 def _hidden_gate_count(answer, g):
     cases = [(kind, randint(g, 1, 200), randint(g, 1, 200)) for kind in GATES for _ in range(2)]
     return agree(answer, lambda k, i, h: count_parameters(BUILTINS[k](i, h)), cases, "n_params")
+
+
+# ex4: input gate shut, so c_t = f c_(t-1): the belt keeps f^k after k steps
+values("ch04", belt_share=lambda forget, steps: forget ** steps)
+solution("ch04.ex4", lambda: 0.95 ** 40, wrong={"one step": (lambda: 0.95, "after one step"),
+                                               "no leak": (lambda: 1.0, "still multiplies"),
+                                               "forgets all": (lambda: 0.0, "the factors multiply"),
+                                               "subtracted": (lambda: 1 - 40 * 0.05, "the factors multiply")})
+
+
+@hidden("ch04.ex4")
+def _hidden_belt_share(answer, g):
+    return same(answer, 0.95 ** 40, "the share of c_0 left in c_40", atol=0.002, rtol=0.0)

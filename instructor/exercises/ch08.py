@@ -6,10 +6,11 @@ import math
 
 import torch
 
+from seqviz.exercises.ch08 import CH08_EX5_CHOICES
 from seqviz.models.mha import positional_encoding, scaled_dot_product_attention
 
 from . import hidden, mistakes, solution, values
-from .helpers import agree, randint, same
+from .helpers import agree, randint, same, same_choice
 
 
 def _attention_reference(q, k, v, mask=None):
@@ -155,3 +156,14 @@ def _hidden_sinusoidal(answer, g):
 def _hidden_bytes(answer, g):
     cases = [(randint(g, 1, 64), randint(g, 1, 32), randint(g, 1, 100_000)) for _ in range(5)]
     return agree(answer, _bytes_reference, cases, "attention_bytes", atol=0.5, rtol=0)
+
+
+# ex5: h heads of width d/h hold 4 d^2 + 4 d parameters, whatever h
+values("ch08", heads_parameters=lambda choices: choices[0])
+solution("ch08.ex5", lambda: "a", wrong={"8 times": (lambda: "b", "not 64 x 64"),
+                                        "an eighth": (lambda: "c", "fill the full width")})
+
+
+@hidden("ch08.ex5")
+def _hidden_heads_parameters(answer, g):
+    return same_choice(answer, CH08_EX5_CHOICES, CH08_EX5_CHOICES[0])

@@ -5,12 +5,13 @@ from __future__ import annotations
 import torch
 
 from seqviz.data.bert_data import CLS, PAD, SEP, mask_tokens, segment_ids_for
+from seqviz.exercises.ch09 import CH09_EX4_CHOICES
 from seqviz.exercises.registry import as_sequence
 from seqviz.measure import count_parameters
 from seqviz.models.bert import BertMini
 
 from . import hidden, solution, values
-from .helpers import agree, randint
+from .helpers import agree, randint, same_choice
 
 
 def _mask_reference(ids, mask_id, vocab_size, special_ids, generator):
@@ -170,3 +171,14 @@ def _hidden_bert_count(answer, g):
     cases = [(randint(g, 10, 500), 2 * randint(g, 1, 16), randint(g, 1, 3), randint(g, 4, 64),
               randint(g, 4, 64)) for _ in range(2)]
     return agree(answer, _count, cases, "bert_parameters", atol=0.5, rtol=0)
+
+
+# ex4: labels hold the original id at every chosen position (masked, replaced or kept), -100 elsewhere
+values("ch09", scored_positions=lambda choices: choices[1])
+solution("ch09.ex4", lambda: "b", wrong={"every token": (lambda: "a", "the leak of section 9.1"),
+                                        "only [MASK]": (lambda: "c", "would teach nothing")})
+
+
+@hidden("ch09.ex4")
+def _hidden_scored_positions(answer, g):
+    return same_choice(answer, CH09_EX4_CHOICES, CH09_EX4_CHOICES[1])

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from seqviz.exercises.registry import as_number, as_sequence, cell_inputs, compare_tensors
+from seqviz.exercises.registry import as_choice, as_number, as_sequence, cell_inputs, compare_tensors
 
 
 def randint(generator: torch.Generator, low: int, high: int) -> int:
@@ -76,3 +76,12 @@ def agrees_with_cell(answer, cell_type, name: str, sizes, generator: torch.Gener
         if not ok:
             return ok, message
     return True, f"{name} agrees with nn.{cell_type.__name__} {where}"
+
+
+def same_choice(answer, choices, expected: str):
+    """(ok, message) for a conceptual question answered with a choice: the answer read as its checker reads it
+    ("b", "B)" or the whole text), compared with the reference choice ``expected`` computed here, in the grader's
+    process, not read from the shipped table."""
+    got = as_choice(answer, choices, "the choice")
+    return got == expected, (f"the choice {got!r} is the right one" if got == expected
+                             else f"the choice {got!r} is not the right one")

@@ -3,7 +3,9 @@
 - ``ch01.ex1``: how many word orders a bag of words cannot tell apart (a number);
 - ``ch01.ex2``: ``same_bag(a, b)``, True iff two sentences have the same bag of words;
 - ``ch01.ex3``: ``receptive_field(kernel_size, num_layers)`` of a stack of causal convolutions;
-- ``ch01.ex4``: the fewest kernel-3 layers that let a causal CNN recall a token 50 steps back.
+- ``ch01.ex4``: the fewest kernel-3 layers that let a causal CNN recall a token 50 steps back;
+- ``ch01.ex5`` (a conceptual question, a choice): what shuffling the test sentences does to the bag of words'
+  accuracy.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch01.py``).
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 
 from .expected import Expected
-from .registry import as_bool, as_number, exercise
+from .registry import as_bool, as_choice, as_number, exercise
 
 EXPECTED = Expected("ch01")
 
@@ -126,3 +128,25 @@ def _check_layers(answer):
                        f"token itself.")
     return False, (f"{int(value)} layers are enough ({field} tokens), but not the fewest: each layer of kernel "
                    f"{KERNEL} adds {KERNEL - 1} tokens, not one.")
+
+
+# -- ex5: shuffled sentences (predict, then run) ------------------------------------------------
+
+CH01_EX5_CHOICES = ("a) it stays the same", "b) it falls to chance, 1 in 8",
+                    "c) it falls to about half of what it was")
+
+
+@exercise("ch01.ex5", "Shuffle the test sentences")
+def _check_shuffled(answer):
+    choice = as_choice(answer, CH01_EX5_CHOICES, "the change you predict")
+    if choice == EXPECTED("shuffled_bag", "choice", CH01_EX5_CHOICES):
+        return True, ("A bag of words averages its word vectors, and shuffling only reorders the terms of that "
+                      "average: every shuffled sentence reaches the model as the same input, gets the same answer, "
+                      "and the accuracy does not move, whatever the weights. An RNN reads the order: run the cell "
+                      "below and compare.")
+    if choice.startswith("b)"):
+        return False, ("Chance is what a model scores when its input tells it nothing. A shuffled sentence still "
+                       "holds the same words, and the same words are all a bag of words ever used: its input does "
+                       "not change at all.")
+    return False, ("The bag of words cannot lose what it never used: before and after the shuffle its input is the "
+                   "same set of words with the same counts, so each answer stays exactly as it was.")

@@ -4,7 +4,8 @@
 - ch02.ex2: the number of parameters of ``torch.nn.RNN(input_size, hidden_size)``, as a function;
   ch02.ex2b, its follow-up: how many parameters reading sequences twice as long adds;
 - ch02.ex3: the last state of a tiny linear RNN, by hand: how much of the first input survives;
-- ch02.ex4: backpropagation through time by hand: dL/dw of a scalar linear RNN as a sum over steps.
+- ch02.ex4: backpropagation through time by hand: dL/dw of a scalar linear RNN as a sum over steps;
+- ch02.ex5 (a conceptual question, a choice): which words can still change the answer once W_hh is set to zero.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch02.py``).
@@ -15,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from .expected import Expected
-from .registry import as_number, as_tensor, cell_inputs, compare_tensors, exercise
+from .registry import as_choice, as_number, as_tensor, cell_inputs, compare_tensors, exercise
 
 EXPECTED = Expected("ch02")
 
@@ -131,3 +132,24 @@ def check_grad_w(answer):
             return False, f"for w = {w:.3g}, xs = [{xs_text}] you give {got:.6g}, autograd says {expected:.6g}.{hint}"
     return True, ("your sum over the unrolled copies equals autograd on six sequences: that sum is "
                   "backpropagation through time.")
+
+
+# -- ex5: the note without its recurrent matrix (predict, then run) ------------------------------
+
+CH02_EX5_CHOICES = ("a) every word, as before: W_xh still reads each of them",
+                    "b) only the last word",
+                    "c) none: without W_hh the note stays at zero")
+
+
+@exercise("ch02.ex5", "The note without W_hh")
+def check_no_recurrence(answer):
+    choice = as_choice(answer, CH02_EX5_CHOICES, "the words you predict")
+    if choice == EXPECTED("no_recurrence", "choice", CH02_EX5_CHOICES):
+        return True, ("With W_hh = 0 each step writes h_t = tanh(W_xh x_t + b) from the current word alone, so the "
+                      "last note, the one the classifier reads, has seen only the last word. Everything a plain RNN "
+                      "remembers travels through W_hh.")
+    if choice.startswith("a)"):
+        return False, ("W_xh does read every word, but a word can reach a later note only through W_hh: with "
+                       "W_hh = 0 each note is tanh(W_xh x_t + b), and the last one has seen only the last word.")
+    return False, ("The note is not stuck at zero: each step still writes tanh(W_xh x_t + b) from the current word. "
+                   "Only what came before it is lost.")

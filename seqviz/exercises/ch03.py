@@ -4,7 +4,9 @@
   whose largest singular value tells a different story;
 - ch03.ex2: the gradient norms of a linear RNN in closed form, ||(W_hh^T)^(T-1-t) g||;
 - ch03.ex3: the Jacobian of one tanh step, diag(1 - h_t^2) W_hh;
-- ch03.ex4: clipping by norm, equal to ``torch.nn.utils.clip_grad_norm_`` (epsilon included).
+- ch03.ex4: clipping by norm, equal to ``torch.nn.utils.clip_grad_norm_`` (epsilon included);
+- ch03.ex5 (a conceptual question, a number): how much of the error signal is left ten steps back when W_hh is
+  0.9 times an orthogonal matrix.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch03.py``).
@@ -132,3 +134,29 @@ def check_clip(answer):
                                 "factor max_norm / (total + 1e-6).")
                 return False, message
     return True, "clip_norm equals torch.nn.utils.clip_grad_norm_: one shared factor, so the direction is kept."
+
+
+# -- ex5: ten steps back (predict, then run) ------------------------------------------------------
+
+EX5_RHO, EX5_STEPS = 0.9, 10
+
+
+@exercise("ch03.ex5", "How much is left ten steps back")
+def check_left(answer):
+    value = as_number(answer, "a number: the ratio ||dL/dh_(T-10)|| / ||dL/dh_T||")
+    left = EXPECTED("signal_left", f"{EX5_RHO},{EX5_STEPS}", EX5_RHO, EX5_STEPS)
+    if abs(value - left) <= 0.005:
+        return True, (f"{EX5_RHO}^{EX5_STEPS} = {left:.3f}: each step back multiplies the signal by W_hh^T, and "
+                      f"0.9 times an orthogonal matrix shrinks every vector by exactly {EX5_RHO}. About a third is "
+                      "left after ten steps, a thousandth after 66.")
+    if abs(value - EX5_RHO) <= 0.005:
+        return False, (f"{EX5_RHO} is what is left after one step back. Each of the {EX5_STEPS} steps multiplies "
+                       f"by {EX5_RHO} again.")
+    if value > 1:
+        return False, ("Going back, the signal is multiplied by W_hh^T once per step, and this W_hh shrinks every "
+                       f"vector to {EX5_RHO} of its length: the ratio is below 1.")
+    if value <= 0.005:
+        return False, (f"Taking away 1 - {EX5_RHO} = 0.1 per step would leave nothing after ten steps, but the "
+                       f"factor multiplies: {EX5_RHO} x {EX5_RHO} x ... , which is never zero.")
+    return False, (f"Each step back multiplies the signal by W_hh^T, and 0.9 times an orthogonal matrix scales "
+                   f"every vector by exactly {EX5_RHO}: multiply {EX5_STEPS} such factors.")

@@ -2,7 +2,9 @@
 
 - ch04.ex1: one GRU step, in PyTorch's convention, equal to ``torch.nn.GRUCell``;
 - ch04.ex2: the parameter count of a one-layer RNN, LSTM or GRU; ch04.ex2b: the GRU's share of an LSTM's count;
-- ch04.ex3: biases that make an LSTM cell keep whatever is on its belt for 100 steps.
+- ch04.ex3: biases that make an LSTM cell keep whatever is on its belt for 100 steps;
+- ch04.ex4 (a conceptual question, a number): the share of the cell state left after 40 steps with the forget
+  gate at 0.95 and the input gate shut.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch04.py``).
@@ -153,3 +155,30 @@ def check_forget_nothing(answer):
                            "gate or make the candidate zero.")
     return True, (f"c stays within 1 % of every start value. The forget gate is {f:.6f} (its {STEPS}th power "
                   f"{f ** STEPS:.4f}) and the write i * g is {i * g:.1e}: c_t = f c_(t-1) + i g ≈ c_(t-1).")
+
+
+# -- ex4: the belt under a constant forget gate (predict, then run) ---------------------------------
+
+EX4_FORGET, EX4_STEPS = 0.95, 40
+
+
+@exercise("ch04.ex4", "A leaky belt")
+def check_belt_share(answer):
+    value = as_number(answer, "a number: the share of c_0 left in c_40")
+    share = EXPECTED("belt_share", f"{EX4_FORGET},{EX4_STEPS}", EX4_FORGET, EX4_STEPS)
+    if abs(value - share) <= 0.002:
+        return True, (f"{EX4_FORGET}^{EX4_STEPS} = {share:.3f}: with the input gate shut, c_t = f c_(t-1), so "
+                      "the belt multiplies by the forget gate and by nothing else, no weight matrix and no tanh "
+                      "slope. A gate of 0.95 still leaks: to keep the number for 40 words, the forget gate must "
+                      "stay much nearer 1.")
+    if abs(value - EX4_FORGET) <= 0.002:
+        return False, (f"{EX4_FORGET} is what is left after one step: the forget gate multiplies at each of the "
+                       f"{EX4_STEPS}.")
+    if abs(value - 1) <= 0.002:
+        return False, ("The belt has no weight matrix to shrink it, but the forget gate still multiplies: "
+                       f"c_t = {EX4_FORGET} c_(t-1) at every step.")
+    if value <= 0.005:
+        return False, (f"A forget gate of {EX4_FORGET} keeps {EX4_FORGET} of the belt at every step (it forgets "
+                       f"{1 - EX4_FORGET:.2f}): the factors multiply, and {EX4_STEPS} of them never reach zero.")
+    return False, (f"With the input gate shut, c_t = f c_(t-1): multiply {EX4_STEPS} forget gates of "
+                   f"{EX4_FORGET}.")

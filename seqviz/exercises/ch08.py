@@ -3,7 +3,9 @@
 - ch08.ex1: scaled dot-product attention by hand, with a mask;
 - ch08.ex2: a sliding-window (Longformer-style) mask;
 - ch08.ex3: the sinusoidal positional encoding from its formula (without calling ``positional_encoding``);
-- ch08.ex4: the memory the attention weights take; ch08.ex4b: the length at which one layer's weights fill 16 GB.
+- ch08.ex4: the memory the attention weights take; ch08.ex4b: the length at which one layer's weights fill 16 GB;
+- ch08.ex5 (a conceptual question, a choice): how the parameter count of multi-head attention depends on the number
+  of heads.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`); the
 reference answers and hidden tests are in the instructor's material (``instructor/exercises/ch08.py``).
@@ -14,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from .expected import Expected
-from .registry import as_number, as_sequence, as_tensor, compare_tensors, describe, exercise
+from .registry import as_choice, as_number, as_sequence, as_tensor, compare_tensors, describe, exercise
 
 EXPECTED = Expected("ch08")
 
@@ -146,3 +148,23 @@ def check_longest(answer):
     if got > 10 * decimal:
         return False, f"n = {got:,.0f} needs {12 * 4 * got**2:.3g} bytes: solve 12 * 4 * n^2 = 16e9 for n."
     return False, f"{got:,.0f} is not it: solve attention_bytes(1, 12, n) = 16e9 for n (a square root)."
+
+
+# -- ex5: heads and parameters (predict, then run) ------------------------------------------------
+
+CH08_EX5_CHOICES = ("a) the same number", "b) 8 times as many", "c) an eighth as many")
+
+
+@exercise("ch08.ex5", "Heads and parameters")
+def check_heads_parameters(answer):
+    choice = as_choice(answer, CH08_EX5_CHOICES, "the count you predict")
+    if choice == EXPECTED("heads_parameters", "choice", CH08_EX5_CHOICES):
+        return True, ("Each of the 8 heads projects into a subspace of width d/h = 8, so its W^Q, W^K and W^V are "
+                      "64 x 8: side by side, the heads' matrices make exactly one 64 x 64 matrix each, and W^O is "
+                      "64 x 64 either way. The count, 4d^2 + 4d = 16,640 for d = 64, does not depend on h: more "
+                      "heads split the same width more finely.")
+    if choice.startswith("b)"):
+        return False, ("Every head has its own W^Q, W^K and W^V, but each is d x d/h = 64 x 8, not 64 x 64: the 8 "
+                       "heads together hold as many weights as one head of full width.")
+    return False, ("The heads are narrower, 64 x 8 each, but there are 8 of them: together they fill the full width "
+                   "64 again.")

@@ -3,7 +3,8 @@
 - ch09.ex1: the 80/10/10 masking rule, checked statistically (15 % chosen, within 0.4 points: five standard
   deviations at 200,000 tokens);
 - ch09.ex2: segment ids for a sentence pair;
-- ch09.ex3: the parameter count of a BertMini, from its sizes; ch09.ex3b: the token embedding's share of BERT-base.
+- ch09.ex3: the parameter count of a BertMini, from its sizes; ch09.ex3b: the token embedding's share of BERT-base;
+- ch09.ex4 (a conceptual question, a choice): which positions the masked-language-model loss scores.
 
 The checkers compare with the chapter's shipped expected values (:mod:`seqviz.exercises.expected`) or with the
 rule's own statistics; the reference answers and hidden tests are in the instructor's material
@@ -17,7 +18,7 @@ import torch
 
 from ..data.bert_data import CLS, MASK, PAD, SEP
 from .expected import Expected
-from .registry import as_number, as_sequence, as_tensor, describe, exercise
+from .registry import as_choice, as_number, as_sequence, as_tensor, describe, exercise
 
 EXPECTED = Expected("ch09")
 
@@ -156,3 +157,27 @@ def check_embedding_share(answer):
         return False, "Give it as a fraction between 0 and 1, not a percentage."
     return False, (f"{got:.3g} is not it: divide V * d = {BERT_BASE[0] * BERT_BASE[1]:,} by "
                    "bert_parameters(30522, 768, 12, 512, 3072).")
+
+
+# -- ex4: what the MLM loss scores (predict, then run) ---------------------------------------------------------
+
+CH09_EX4_CHOICES = ("a) every token of the sentence",
+                    "b) every chosen token, whether it became [MASK], a random word or stayed unchanged",
+                    "c) only the tokens that show [MASK]")
+
+
+@exercise("ch09.ex4", "What the masked-language-model loss scores")
+def check_scored_positions(answer):
+    choice = as_choice(answer, CH09_EX4_CHOICES, "the positions you predict")
+    if choice == EXPECTED("scored_positions", "choice", CH09_EX4_CHOICES):
+        return True, ("labels holds the original id at every chosen position and -100 (ignored) everywhere else, "
+                      "so the loss scores the 15 % chosen, the unchanged and the replaced ones included. That is "
+                      "what the 80/10/10 rule is for: a word that looks ordinary may be tested, so the model cannot "
+                      "simply trust, and copy, every word that is not [MASK].")
+    if choice.startswith("a)"):
+        return False, ("A loss on every token is the leak of section 9.1: most tokens are in plain sight, so the "
+                       "model learns to copy them. labels is -100 wherever a token was not chosen, and the loss "
+                       "ignores those positions.")
+    return False, ("Then the 10 % replaced at random and the 10 % left unchanged would teach nothing, and the model "
+                   "could trust every word that is not [MASK]. labels holds the original id at every chosen "
+                   "position, whatever became of it.")
