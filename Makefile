@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit browser integration notebooks book book-quick browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
+.PHONY: help install test unit browser integration notebooks book book-quick book-zh book-zh-quick sync-zh browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
 .PHONY: lab live-check colab-check checkpoints
 
 help:
@@ -21,6 +21,9 @@ help:
 	@echo "make test        every test tier, then every notebook in quick mode (SEQVIZ_QUICK=1)"
 	@echo "make unit        the fast unit tests (no browser, no grading); make browser, make integration: the others"
 	@echo "make book-quick  build the book in quick mode (what CI builds)"
+	@echo "make book-zh     build the Chinese edition (full mode) into _build/html/zh/ (after make book)"
+	@echo "make book-zh-quick  the Chinese edition in quick mode (what CI builds)"
+	@echo "make sync-zh     bring the Chinese edition's code cells, toc and notice pages up to date (zh/TRANSLATING.md)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student [VARIANT=name]  the student edition (student/notebooks/) and the private course/"
 	@echo "make grade SUBMISSIONS=dir [ASSIGNMENT=ch02] [OUT=grades] [FULL=1] [TIMEOUT=900] [JOBS=2] [MERGE=1]"
@@ -89,6 +92,29 @@ book-quick: $(STAMP)
 	$(PY) scripts/vendor_assets.py
 	$(RUN_ENV) SEQVIZ_BOOK=1 SEQVIZ_QUICK=1 $(JB) build . $(JBFLAGS)
 	@echo "The quick-mode book is ready: open $(CURDIR)/_build/html/index.html"
+
+# The Chinese edition (zh/, zh/TRANSLATING.md): its own Jupyter Book, built beside the English one and copied
+# into _build/html/zh/ so that the two editions are one site (the language switch links page to page). Build the
+# English book first: its rm -rf _build/html would remove the Chinese edition.
+ZH_OUT := _build/zh
+define build_zh
+	rm -rf $(ZH_OUT) _build/html/zh
+	$(PY) scripts/vendor_assets.py
+	$(PY) scripts/sync_zh.py --check --quiet
+	$(RUN_ENV) SEQVIZ_BOOK=1 $(1) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS)
+	mkdir -p _build/html && cp -r $(ZH_OUT)/_build/html _build/html/zh
+endef
+
+book-zh: $(STAMP)
+	$(call build_zh,)
+	@echo "The Chinese edition is ready: open $(CURDIR)/_build/html/zh/index.html"
+
+book-zh-quick: $(STAMP)
+	$(call build_zh,SEQVIZ_QUICK=1)
+	@echo "The quick-mode Chinese edition is ready: open $(CURDIR)/_build/html/zh/index.html"
+
+sync-zh: $(STAMP)
+	$(PY) scripts/sync_zh.py
 
 browser-check: $(STAMP)
 	$(PY) scripts/browser_check.py

@@ -11,7 +11,14 @@ Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
 - a solution visible before its dropdown is opened, and in the course build (`make book SOLUTIONS=0`) any
   solution left on a page;
 - a chapter (a page under notebooks/) without its Colab launch link;
-- a page whose own HTML exceeds 1.5 MB.
+- a page whose own HTML exceeds 1.5 MB;
+- both editions (the Chinese one in ``zh/``, ``make book-zh``): a page without its language switch, or whose switch
+  points at a page that does not exist;
+- a character the page shows (its text and its figures' SVG text) that none of the fonts Chromium drew it with
+  has: a missing-glyph box. Chromium says which fonts drew each element (``CSS.getPlatformFontsForNode``); their
+  files' character maps (fontTools) must hold every character of the element. The browser sees the system's fonts
+  and the Noto Sans CJK the project installs (``seqviz.i18n.cjk_font_file``), the font a Chinese reader's system
+  has in one form or another; web fonts the site serves itself (icons, MathJax) are not checked.
 
 Load time (to network idle) is measured against its 3 s budget and reported (SLOW), never failed:
 like every speed budget it depends on what else the machine is doing. So is the update time of every
@@ -34,7 +41,9 @@ import fnmatch
 import statistics
 import sys
 import time
+import unicodedata
 from pathlib import Path
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -45,7 +54,8 @@ MAX_LOAD_SECONDS = 3.0
 MAX_UPDATE_MS = 50.0   # a live view's median update, from the input event to the laid-out picture
 MAX_DIFFERENCE = 1e-4  # the page's numbers against seqviz's (float32; tests/test_web_*.py hold 2e-5 and tighter)
 UNKNOWN_WORDS = "zqxv blorfen ☃"   # the snowman: unknown to a character-level view too
-SKIP = {"search.html", "genindex.html", "index.html"}  # index.html only redirects to the intro
+SKIP = {"search.html", "genindex.html", "index.html",  # index.html only redirects to the intro
+        "zh/search.html", "zh/genindex.html", "zh/index.html"}
 
 # Runs in the page once it is idle; returns what was found.
 INSPECT = """() => {
@@ -71,14 +81,119 @@ INSPECT = """() => {
     colab: document.querySelectorAll('a[href*="colab.research.google.com"]').length,
     web: document.querySelectorAll('.seqviz-web').length,
     webMounted: document.querySelectorAll('.seqviz-web.seqviz-web-mounted').length,
+    switches: [...document.querySelectorAll('a.seqviz-language')].map((a) => a.href),
+    untranslated: document.querySelectorAll('.seqviz-zh-untranslated').length,
   };
 }"""
+
+# Runs in the page: every visible element with text of its own that is not plain ASCII gets a number (the glyph
+# check asks Chromium which fonts drew it); returns their texts.
+MARK_TEXT = r"""() => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'svg'].includes(el.tagName)) continue;
+    const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+    if (!/[^\x00-\x7f]/.test(own)) continue;
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    if (r.width === 0 || r.height === 0 || s.visibility === 'hidden' || s.display === 'none') continue;
+    el.setAttribute('data-seqviz-glyphs', String(out.length));
+    out.push(own);
+  }
+  return out;
+}"""
+
+class FontFiles:
+    """Which characters each font Chromium may draw with holds: its file found by PostScript or family name."""
+
+    DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", str(Path.home() / ".fonts"),
+            str(Path.home() / ".local/share/fonts"))
+
+    def __init__(self, extra_dirs=()):
+        from fontTools.ttLib import TTCollection, TTFont
+
+        self.names, self.cmaps = {}, {}
+        for folder in [*self.DIRS, *map(str, extra_dirs)]:
+            for path in sorted(Path(folder).rglob("*")) if Path(folder).is_dir() else []:
+                if path.suffix.lower() not in (".ttf", ".otf", ".ttc", ".otc"):
+                    continue
+                try:
+                    fonts = TTCollection(str(path), lazy=True).fonts if path.suffix.lower() in (".ttc", ".otc") \
+                        else [TTFont(str(path), lazy=True)]
+                except Exception:  # noqa: BLE001 - an unreadable font file is not the page's problem
+                    continue
+                for index, font in enumerate(fonts):
+                    for record in font["name"].names:
+                        if record.nameID in (1, 4, 6, 16):
+                            try:
+                                self.names.setdefault(record.toUnicode(), (str(path), index))
+                            except UnicodeDecodeError:
+                                pass
+
+    def cmap(self, font: dict) -> set[int] | None:
+        """The code points of a font Chromium reports (None: not a file here, a web font of the site)."""
+        key = self.names.get(font.get("postScriptName") or "") or self.names.get(font.get("familyName") or "")
+        if key is None:
+            return None
+        if key not in self.cmaps:
+            from fontTools.ttLib import TTFont
+
+            self.cmaps[key] = set(TTFont(key[0], fontNumber=key[1], lazy=True).getBestCmap() or {})
+        return self.cmaps[key]
+
+
+def missing_glyphs(page, fonts: FontFiles) -> list[str]:
+    """Characters of the page that no font Chromium drew their element with holds (missing-glyph boxes)."""
+    texts = page.evaluate(MARK_TEXT)
+    if not texts:
+        return []
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    missing: dict[str, str] = {}
+    for i, text in enumerate(texts):
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f'[data-seqviz-glyphs="{i}"]'})["nodeId"]
+        if not node:
+            continue
+        used = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        if any(f.get("isCustomFont") for f in used):
+            continue  # the site's own web font (icons, MathJax): its glyphs are its business
+        cmaps = [fonts.cmap(f) for f in used]
+        if not used or any(c is None for c in cmaps):
+            continue
+        covered = set().union(*cmaps)
+        for char in text:
+            if char.isspace() or unicodedata.category(char) in ("Cf", "Cc") or char in missing:
+                continue  # a zero-width or control character draws nothing: no glyph to miss
+            if ord(char) not in covered:
+                missing[char] = f"U+{ord(char):04X} in {text.strip()[:40]!r} (fonts: "\
+                                f"{', '.join(f['familyName'] for f in used)})"
+    cdp.detach()
+    return list(missing.values())
+
+
+def font_environment(tmp: Path) -> dict:
+    """Chromium's environment: fontconfig sees the system's fonts and the project's Noto Sans CJK."""
+    import os
+
+    sys.path.insert(0, str(ROOT))
+    from seqviz.i18n import cjk_font_file
+
+    font = cjk_font_file()
+    extra = [font.parent] if font is not None else []
+    conf = tmp / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+                    '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+                    + "".join(f"  <dir>{d}</dir>\n" for d in extra)
+                    + f"  <cachedir>{tmp / 'fontcache'}</cachedir>\n</fontconfig>\n")
+    return {**os.environ, "FONTCONFIG_FILE": str(conf)}, extra
+
 
 def pages(html: Path, patterns: list[str]) -> list[Path]:
     found = []
     for path in sorted(html.rglob("*.html")):
         rel = path.relative_to(html).as_posix()
-        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP:
+        if rel.removeprefix("zh/").startswith(("_static/", "_sources/", "_images/")) or rel in SKIP:  # both editions
             continue
         if patterns and not any(fnmatch.fnmatch(rel, p) for p in patterns):
             continue
@@ -86,7 +201,8 @@ def pages(html: Path, patterns: list[str]) -> list[Path]:
     return found
 
 
-def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple[dict, list[str]]:
+def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: FontFiles | None = None
+               ) -> tuple[dict, list[str]]:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     rel = path.relative_to(html).as_posix()
@@ -107,6 +223,7 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
     except PlaywrightTimeout:
         pass
     found = page.evaluate(INSPECT)
+    glyphs = missing_glyphs(page, fonts) if fonts is not None else []
     web = [page.evaluate(DRIVE, [i, UNKNOWN_WORDS]) for i in range(found["webMounted"])]
     shot = shots / (rel.replace("/", "__").removesuffix(".html") + ".png")
     page.screenshot(path=str(shot), full_page=True)
@@ -135,11 +252,21 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path) -> tuple
         problems.append(f"{found['leaks']} solution(s) visible before their dropdown is opened")
     if found["courseBuild"] and found["anySolution"]:
         problems.append(f"course build (SOLUTIONS=0): {found['anySolution']} solution(s) left on the page")
-    if rel.startswith("notebooks/") and not found["colab"] and not found["courseBuild"]:
+    chapter = rel.startswith(("notebooks/", "zh/notebooks/")) and not found["untranslated"]  # a notice page: none
+    if chapter and not found["colab"] and not found["courseBuild"]:
         problems.append("no Colab launch link")
+    if (html / "zh").is_dir():  # both editions built: each page links to itself in the other
+        if len(found["switches"]) != 1:
+            problems.append(f"{len(found['switches'])} language switches (expected one)")
+        for href in found["switches"]:
+            target = html / urlparse(href).path.lstrip("/")
+            if not target.is_file():
+                problems.append(f"the language switch points at {urlparse(href).path}, which does not exist")
+    problems += [f"missing glyph: {g}" for g in glyphs]
     if size > MAX_HTML_BYTES:
         problems.append(f"HTML is {size / 1e6:.2f} MB (budget {MAX_HTML_BYTES / 1e6} MB)")
     row = {"page": rel, "kb": size / 1e3, "load_s": load, "errors": len(errors), "third_party": len(external),
+           "glyphs_missing": len(glyphs),
            **found, "live": web, "screenshot": shot.relative_to(ROOT).as_posix() if shot.is_relative_to(ROOT) else str(shot)}
     return row, problems
 
@@ -185,24 +312,33 @@ def main(argv=None) -> int:
     shots.mkdir(parents=True, exist_ok=True)
     from playwright.sync_api import sync_playwright
 
+    if not (html / "zh" / "index.html").exists():
+        print(f"no Chinese edition at {html / 'zh'}: run `make book-zh` (or `make book-zh-quick`) after the English "
+              "book; the language switch of every English page points into it")
+        return 2
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="seqviz-fonts-"))
+    env, extra_fonts = font_environment(tmp)
+    fonts = FontFiles(extra_fonts)
     server = serve(html)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     failures = 0
     print("| page | HTML kB | load s | console errors | third-party requests | plots drawn | widgets rendered "
-          "| bertviz drawn | solutions (shown early) | Colab link |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| bertviz drawn | solutions (shown early) | Colab link | missing glyphs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     heads = heads_drawn = 0
     slow, live_rows = [], []
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, env=env)
             for path in pages(html, args.pages):
-                row, problems = check_page(browser, base, html, path, shots)
+                row, problems = check_page(browser, base, html, path, shots, fonts)
                 failures += bool(problems)
                 print(f"| {row['page']} | {row['kb']:.0f} | {row['load_s']:.2f} | {row['errors']} | "
                       f"{row['third_party']} | {row['drawn']}/{row['plots']} | {row['rendered']}/{row['views']} | "
                       f"{row['headsDrawn']}/{row['heads']} | {row['solutions']} ({row['leaks']}) | "
-                      f"{'yes' if row['colab'] else 'no'} |")
+                      f"{'yes' if row['colab'] else 'no'} | {row['glyphs_missing']} |")
                 heads, heads_drawn = heads + row["heads"], heads_drawn + row["headsDrawn"]
                 live_rows += [live_row(row["page"], k, drive) for k, drive in enumerate(row["live"]) if "ms" in drive]
                 for problem in problems:

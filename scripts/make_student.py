@@ -10,7 +10,8 @@ One source: the chapter notebooks in ``notebooks/``. For each chapter this scrip
    in its own process, ``instructor/grader``);
 2. runs ``nbgrader generate_assignment chNN`` (solutions removed, checksums and points recorded in
    ``course/gradebook.db``);
-3. copies the released notebooks to ``student/notebooks/``: the student edition.
+3. copies the released notebooks to ``student/notebooks/``: the student edition (the Chinese edition's chapters,
+   ``zh/notebooks/``, to ``student/zh/notebooks/``, as the assignments ``chNN_zh``).
 
 The course folder also gets the instructor's material (``course/instructor/``: reference answers, hidden
 tests, the grader), ``course/nbgrader_config.py`` (the course id and exchange, so that nbgrader's commands work
@@ -83,12 +84,19 @@ def source(cell) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
+def is_chinese(path: Path) -> bool:
+    """A chapter of the Chinese edition (zh/notebooks/NN_title.ipynb, scripts/sync_zh.py)."""
+    return path.resolve().parent.parent.name == "zh" and path.parent.name == "notebooks"
+
+
 def assignment_id(path: Path) -> str:
-    """'ch02' for notebooks/02_sticky_note.ipynb, 'ch04b' for notebooks/04b_language_models.ipynb."""
+    """'ch02' for notebooks/02_sticky_note.ipynb, 'ch04b' for notebooks/04b_language_models.ipynb, 'ch01_zh' for
+    the Chinese edition's zh/notebooks/01_why_order_matters.ipynb (its own nbgrader assignment: the same
+    exercises and check cells, the text in Chinese)."""
     match = re.match(r"(\d+)([a-z]?)_", path.name)
     if not match:
         raise ValueError(f"a chapter notebook is named NN_title.ipynb, got {path.name}")
-    return f"ch{int(match[1]):02d}{match[2]}"
+    return f"ch{int(match[1]):02d}{match[2]}" + ("_zh" if is_chinese(path) else "")
 
 
 def nbgrader_meta(grade_id: str, *, solution: bool, grade: bool, points: int = 0) -> dict:
@@ -200,8 +208,9 @@ def release(paths: list[Path], out: Path, course: Path, variant: str | None = No
     write_course_files(course, variant)
     api = nbgrader_api(course)
     released = {}
-    (out / "notebooks").mkdir(parents=True, exist_ok=True)
     for path in paths:
+        folder = out / "zh" / "notebooks" if is_chinese(path) else out / "notebooks"  # the Chinese edition apart
+        folder.mkdir(parents=True, exist_ok=True)
         assignment = assignment_id(path)
         src = course / "source" / assignment
         shutil.rmtree(src, ignore_errors=True)
@@ -212,8 +221,8 @@ def release(paths: list[Path], out: Path, course: Path, variant: str | None = No
         if not result["success"]:
             raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{result['log']}\n{result['error']}")
         student = course / "release" / assignment / path.name
-        shutil.copy(student, out / "notebooks" / path.name)
-        released[assignment] = out / "notebooks" / path.name
+        shutil.copy(student, folder / path.name)
+        released[assignment] = folder / path.name
     return released
 
 
@@ -222,9 +231,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(ROOT / "student"), help="student edition folder (default: student/)")
     parser.add_argument("--course", default=str(ROOT / "course"), help="nbgrader course folder (default: course/)")
     parser.add_argument("--variant", default=None, help="the class variant (other hidden cases); kept if not given")
-    parser.add_argument("notebooks", nargs="*", help="chapter notebooks (default: notebooks/*.ipynb)")
+    parser.add_argument("notebooks", nargs="*",
+                        help="chapter notebooks (default: notebooks/*.ipynb and the Chinese zh/notebooks/*.ipynb)")
     args = parser.parse_args(argv)
-    paths = [Path(p) for p in args.notebooks] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = [Path(p) for p in args.notebooks] or (sorted((ROOT / "notebooks").glob("*.ipynb"))
+                                                   + sorted((ROOT / "zh" / "notebooks").glob("*.ipynb")))
     released = release(paths, Path(args.out), Path(args.course), args.variant)
     for assignment, path in released.items():
         cells = json.loads(path.read_text())["cells"]

@@ -15,7 +15,8 @@ def dirty_cells(notebook: dict) -> int:
 
 def main(argv: list[str]) -> int:
     check = "--check" in argv
-    paths = [Path(a) for a in argv if a != "--check"] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = [Path(a) for a in argv if a != "--check"] or sorted(
+        [*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "zh" / "notebooks").glob("*.ipynb")])  # both editions
     bad = 0
     for path in paths:
         notebook = json.loads(path.read_text())

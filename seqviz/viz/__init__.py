@@ -41,7 +41,9 @@ Names follow one scheme:
   :func:`forget_survival`, :func:`to_bertviz`, :func:`require_known_words`) or live-view machinery.
 
 Importing ``seqviz.viz`` changes no global state: neither plotly's default renderer nor matplotlib's
-backend. The book build switches plotly to its renderer explicitly: every chapter's imports cell
+backend. Every label is drawn in the book's language (``_language``: one walk over a finished figure, through
+:func:`seqviz.book.translate`); ``sv.book.set_language("zh")`` is what switches plotly's renderer and matplotlib's
+font, and only then. The book build switches plotly to its renderer explicitly: every chapter's imports cell
 calls :func:`use_book_renderer`, which does so only while the book is built (``SEQVIZ_BOOK=1``).
 """
 
@@ -66,6 +68,11 @@ from .predictions import PredictionBarsPicture, prediction_bars_figure, predicti
 from .scaling import frontier_figure, position_loss_figure, spread_figure
 from .sticky_note import NoteCanvas, reading_figure, sentences_figure, step_changes
 from .text import char_heat_figure
+
+from .. import book as _book  # noqa: E402 - after the families: the listener reaches into them
+from ._language import apply_language as _apply_language  # noqa: E402
+
+_book.on_language(_apply_language)  # in English it changes nothing; set_language("zh") draws labels in Chinese
 
 __all__ = [
     # general: building blocks, live views, the book's renderer

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._language import localize_artists, localize_matplotlib
+
 
 def as_array(values, name: str = "values", dims: int | None = None) -> np.ndarray:
     """``values`` (a tensor, array or nested list) as a float NumPy array; ``dims`` checks its number of dimensions."""
@@ -68,7 +70,7 @@ def rgba_png(rgba) -> bytes:
 def figure_png(figure, dpi: float = 80) -> bytes:
     """PNG bytes of a whole matplotlib Figure (no tight bounding box: that draws it twice)."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
+    localize_matplotlib(figure).savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buffer.getvalue()
 
 
@@ -106,7 +108,7 @@ class Blitter:
     def __init__(self, figure, dynamic):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        self.figure, self.dynamic = figure, list(dynamic)
+        self.figure, self.dynamic = localize_matplotlib(figure), list(dynamic)
         self.canvas = FigureCanvasAgg(figure)
         for artist in self.dynamic:
             artist.set_animated(True)  # left out of the full draw
@@ -118,6 +120,7 @@ class Blitter:
         (new artists made for this frame only; the caller removes them afterwards)."""
         from IPython.display import Image
 
+        localize_artists([*self.dynamic, *overlay])  # a title rewritten for this frame: the reader's language
         self.canvas.restore_region(self.background)
         for artist in [*self.dynamic, *overlay]:
             self.figure.draw_artist(artist)

@@ -19,6 +19,7 @@ import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
 from .. import config
+from . import _language  # a module, not its names: _language reads RENDERER from here
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 RENDERER = "seqviz_book"
@@ -71,8 +72,9 @@ NARROW_SCRIPT = """
 
 
 def book_html(figure) -> str:
-    """A plotly figure (or its dict) as the book's HTML: a ``div`` and a script, no plotly.js, no MathJax."""
-    fig_dict = figure.to_dict() if hasattr(figure, "to_dict") else figure
+    """A plotly figure (or its dict) as the book's HTML: a ``div`` and a script, no plotly.js, no MathJax; its
+    labels in the book's language (:func:`seqviz.book.set_language`)."""
+    fig_dict = _language.localize_figure(figure.to_dict() if hasattr(figure, "to_dict") else figure)
     return pio.to_html(fig_dict, include_plotlyjs=False, include_mathjax=False, full_html=False,
                        validate=False, config=PLOTLY_CONFIG, default_width="100%", post_script=NARROW_SCRIPT)
 

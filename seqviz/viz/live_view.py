@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 import ipywidgets as widgets
 
 from .. import config
+from ..book import translate
 from ._plumbing import figure_png
 from .book import book_html
 
@@ -52,7 +53,7 @@ class LiveView(widgets.VBox):
         self.output = widgets.Output()
         self.last_update_ms = float("nan")
         self._still: str | None = None  # HTML of the latest picture, shown instead of the widget in the book
-        header = [widgets.HTML(f"<b>{title}</b>")] if title else []
+        header = [widgets.HTML(f"<b>{translate(title)}</b>")] if title else []
         super().__init__([*header, widgets.HBox(list(self.controls.values())), self.output])
         self.add_class("seqviz-live")
         for control in self.controls.values():
@@ -92,13 +93,14 @@ class LiveView(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs):
         if config.BOOK and self._still is not None:
             values = ", ".join(f"{name} = {value!r}" for name, value in self.values().items())
-            note = f"<p class='seqviz-still-note'><em>{STILL_NOTE}</em> ({html.escape(values)})</p>"
+            note = f"<p class='seqviz-still-note'><em>{translate(STILL_NOTE)}</em> ({html.escape(values)})</p>"
             return {"text/html": f"<div class='seqviz-still'>{self._still}{note}</div>",
                     "text/plain": f"LiveView({values})"}
         return super()._repr_mimebundle_(**kwargs)
 
 
 def _message(text: str, kind: str) -> dict:
+    text = translate(text, strict=False)  # the reader's language where the catalogue has the message
     return {"text/html": f"<span class='{kind}' style='color:#b00'>⚠ {html.escape(text)}</span>",
             "text/plain": f"⚠ {text}"}
 

@@ -22,6 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import book, i18n
+from ..book import translate
+
 JS = Path(__file__).parent / "js"
 FIRST = ("nn/core.js", "views/ui.js")   # each folder's core first, then its files sorted; views/mount.js last
 LAST = "views/mount.js"
@@ -130,6 +133,18 @@ def _still_html(still) -> str:
     return f"<img alt='a still of the live view' src='data:image/png;base64,{base64.b64encode(data).decode()}'/>"
 
 
+def page_messages() -> dict:
+    """What the page's script needs to speak the book's language: ``{"language", "messages"}``, the messages the
+    catalogue of :mod:`seqviz.i18n` has for the views' own texts (``web.json``: English template with ``{name}``
+    placeholders -> translation). Empty in English. (The views' JavaScript reads them through one function.)"""
+    language = book.language()
+    if language == "en":
+        return {"language": "en", "messages": {}}
+    entries = i18n.catalogue(language)
+    messages = {key: value for key, value in entries.entries.items() if entries.sources.get(key) == "web.json"}
+    return {"language": language, "messages": messages}
+
+
 class WebView:
     """One live view for the browser: ``WebView(view, weights, vocab, options, still)``.
 
@@ -149,15 +164,18 @@ class WebView:
                              f"{type(options).__name__}")
         if vocab is not None and not isinstance(vocab, dict):
             raise ValueError(f"vocab must be None or the dict export.vocabulary writes, got {type(vocab).__name__}")
+        if isinstance(options.get("title"), str):
+            options = {**options, "title": translate(options["title"])}  # the book's language
         self.spec = {"view": view, "weights": {k: v if isinstance(v, dict) else tensor(v, f"weight {k!r}")
                                                for k, v in weights.items()},
-                     "vocab": vocab, "options": options, "expected": _lists(expected or {})}
+                     "vocab": vocab, "options": options, "expected": _lists(expected or {}),
+                     "i18n": page_messages()}
         spec_json(self.spec)   # checked now, where the bad value came from, not when the view is shown
         self.still = _still_html(still)
 
     def html(self) -> str:
         spec = spec_json(self.spec)
-        note = f"<p class='seqviz-still-note'><em>{html.escape(STILL_NOTE)}</em></p>" if self.still else ""
+        note = f"<p class='seqviz-still-note'><em>{html.escape(translate(STILL_NOTE))}</em></p>" if self.still else ""
         return (f"<div class='seqviz-web' data-view='{html.escape(self.spec['view'])}'>"
                 f"<style>{CSS}</style>"
                 f"<div class='seqviz-web-still'>{self.still}{note}</div>"
