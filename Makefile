@@ -80,17 +80,19 @@ notebooks: $(STAMP)
 test: $(STAMP)
 	$(PYTEST) -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 tests $(NOTEBOOKS)
 
-# An incremental build may not re-execute notebooks: always --all, on a fresh _build.
+# An incremental build may not re-execute notebooks: always --all, on a fresh _build. MPLBACKEND is unset for the
+# build (CI exports Agg for its tests): with it set, the kernel never selects the inline backend and every diagram
+# a chapter returns would print as '<Figure size ...>' instead of a picture.
 book: $(STAMP)
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees
 	$(PY) scripts/vendor_assets.py
-	$(RUN_ENV) SEQVIZ_BOOK=1 $(JB) build . $(JBFLAGS)
+	env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1 $(JB) build . $(JBFLAGS)
 	@echo "The book is ready: open $(CURDIR)/_build/html/index.html"
 
 book-quick: $(STAMP)
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees
 	$(PY) scripts/vendor_assets.py
-	$(RUN_ENV) SEQVIZ_BOOK=1 SEQVIZ_QUICK=1 $(JB) build . $(JBFLAGS)
+	env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1 SEQVIZ_QUICK=1 $(JB) build . $(JBFLAGS)
 	@echo "The quick-mode book is ready: open $(CURDIR)/_build/html/index.html"
 
 # The Chinese edition (zh/, zh/TRANSLATING.md): its own Jupyter Book, built beside the English one and copied
@@ -101,7 +103,7 @@ define build_zh
 	rm -rf $(ZH_OUT) _build/html/zh
 	$(PY) scripts/vendor_assets.py
 	$(PY) scripts/sync_zh.py --check --quiet
-	$(RUN_ENV) SEQVIZ_BOOK=1 $(1) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS)
+	env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1 $(1) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS)
 	mkdir -p _build/html && cp -r $(ZH_OUT)/_build/html _build/html/zh
 endef
 

@@ -83,6 +83,8 @@ INSPECT = """() => {
     webMounted: document.querySelectorAll('.seqviz-web.seqviz-web-mounted').length,
     switches: [...document.querySelectorAll('a.seqviz-language')].map((a) => a.href),
     untranslated: document.querySelectorAll('.seqviz-zh-untranslated').length,
+    // a figure printed as its repr instead of drawn (the kernel had no inline backend: MPLBACKEND set in the build)
+    figureReprs: (document.body.innerText.match(/<Figure size [0-9.]+x[0-9.]+ with/g) || []).length,
   };
 }"""
 
@@ -248,6 +250,8 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: F
         problems += [f"{name}: a message for a good input ({m})" for m in drive["messages"]]
         if drive["unknownMessage"] is not None and "never seen" not in drive["unknownMessage"]:
             problems.append(f"{name}: unknown words got no message ({drive['unknownMessage']!r})")
+    if found["figureReprs"]:
+        problems.append(f"{found['figureReprs']} matplotlib figure(s) printed as '<Figure size ...>' instead of drawn")
     if found["leaks"]:
         problems.append(f"{found['leaks']} solution(s) visible before their dropdown is opened")
     if found["courseBuild"] and found["anySolution"]:
