@@ -43,8 +43,12 @@ def test_every_chapter_has_at_least_three_exercises_and_every_exercise_a_solutio
 def test_reference_is_accepted(key, capsys):
     ok, message = run_checker(key, SOLUTIONS[key].reference())
     assert ok, f"{key}: the reference answer was rejected: {message}"
-    assert check(key, SOLUTIONS[key].reference()) is True
-    assert "Correct" in capsys.readouterr().out
+    verdict = check(key, SOLUTIONS[key].reference())
+    assert verdict and verdict.ok is True
+    out = capsys.readouterr().out
+    assert "Correct" in out
+    feedback = out.split("Correct!", 1)[1].strip()
+    assert not feedback[:1].islower() or not feedback.split()[0].isalpha(), f"{key}: feedback starts in lower case: {out}"
 
 
 @pytest.mark.parametrize("key", IDS)
@@ -111,6 +115,23 @@ def test_checking_never_moves_the_callers_random_numbers(key):
         run_checker(key, answer)
         assert torch.equal(torch.rand(3), expected[0]), f"{key} moved torch's global generator"
         assert np.array_equal(np.random.rand(3), expected[1]), f"{key} moved numpy's global generator"
+
+
+def test_a_verdict_is_true_or_false_and_draws_nothing_after_the_feedback(capsys):
+    from seqviz.exercises.registry import Verdict, _sentence_case
+
+    right, wrong_one = check("ch01.ex1", SOLUTIONS["ch01.ex1"].reference()), check("ch01.ex1", -1)
+    assert bool(right) is True and bool(wrong_one) is False and right == True and wrong_one == False
+    assert right == Verdict(True) and right != wrong_one and repr(wrong_one) == "Verdict(ok=False)"
+    # the notebook shows nothing for a cell ending in check(...): IPython's formatter defers to this hook
+    assert right._ipython_display_() is None
+    from IPython.core.formatters import DisplayFormatter
+
+    assert DisplayFormatter().format(right) == ({}, {})
+    assert _sentence_case("your formula matches") == "Your formula matches"
+    assert _sentence_case("none: W_ih is reused") == "None: W_ih is reused"
+    for code_first in ("rnn_step equals torch.nn.RNNCell", "log(rho) = -0.08", "h_4 = 0.5"):
+        assert _sentence_case(code_first) == code_first
 
 
 def test_ids_are_normalised_and_unknown_ids_are_clear_errors():

@@ -16,6 +16,10 @@
 - The Chinese edition's notices: ``{zh-untranslated} notebooks/NN`` (a page not yet translated: what it is and a
   link to the English page), and at the end of its build one line saying how many pages and prose cells still wait
   for translation (``scripts/sync_zh.py --check`` lists them).
+- A sentence a chapter's code glues (``sv.book.say``) is pasted by ``{glue:text}`` as plain text, so the Markdown
+  an author writes in it would reach the reader raw ("$k = 8$", "*can*"). The inline Markdown a sentence may hold,
+  ``$maths$``, ``**strong**``, ``*emphasis*`` and ```code```, is turned into the nodes the text around it gets
+  (``GluedMarkup``, a transform that runs before Sphinx's math domain looks for equations).
 - Exercises are numbered by chapter from their labels: ``ch08-ex2`` is "Exercise 8.2" and its
   solution "Solution to Exercise 8.2" (``ch04b-ex2``: "Exercise 4b.2"), the rule of
   ``seqviz.book.exercise_number`` that the text and the student edition follow too. sphinx-exercise
@@ -31,6 +35,7 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
+from docutils.transforms import Transform
 from sphinx.util import logging
 
 LOGGER = logging.getLogger(__name__)
@@ -167,6 +172,52 @@ def _join_cjk_lines(app, doctree):
             parent.children[index].parent = parent
 
 
+# inline Markdown inside a glued sentence: $maths$, **strong**, *emphasis*, `code` (in that order of precedence)
+_MARKUP = re.compile(r"\$(?P<math>[^$\n]+?)\$"
+                     r"|\*\*(?P<strong>[^*\n]+?)\*\*"
+                     r"|(?<![\w*])\*(?P<em>[^*\s](?:[^*\n]*?[^*\s])?)\*(?![\w*])"
+                     r"|`(?P<code>[^`\n]+?)`")
+
+
+def glued_markup(text: str) -> list[nodes.Node]:
+    """The nodes for a glued sentence: plain text, with its inline Markdown (``$k = 8$``, ``**no**``, ``*can*``,
+    ```h_t```) made into maths, strong, emphasis and literal nodes. A text without markup is one Text node."""
+    parts, at = [], 0
+    for match in _MARKUP.finditer(text):
+        if match.start() > at:
+            parts.append(nodes.Text(text[at:match.start()]))
+        kind = match.lastgroup
+        inner = match[kind]
+        if kind == "math":
+            parts.append(nodes.math(match[0], inner))
+        elif kind == "strong":
+            parts.append(nodes.strong(match[0], inner))
+        elif kind == "em":
+            parts.append(nodes.emphasis(match[0], inner))
+        else:
+            parts.append(nodes.literal(match[0], inner))
+        at = match.end()
+    if at < len(text):
+        parts.append(nodes.Text(text[at:]))
+    return parts or [nodes.Text(text)]
+
+
+class GluedMarkup(Transform):
+    """Render the inline Markdown of every pasted text (``{glue:text}``) that holds some."""
+
+    default_priority = 700  # before SphinxDomains (850), so the math domain sees the maths
+
+    def apply(self, **kwargs):
+        for node in list(self.document.findall(nodes.inline)):
+            if "pasted-text" not in node.get("classes", []) or not _MARKUP.search(node.astext()):
+                continue
+            parts = glued_markup(node.astext())
+            if len(parts) == 1 and isinstance(parts[0], nodes.Text):
+                continue
+            node.children = []
+            node += parts
+
+
 def _count(app, doctree, docname):
     if app.config.seqviz_edition != "zh":
         return
@@ -209,6 +260,7 @@ def _number_exercises(app, env):
 def setup(app):
     app.add_config_value("seqviz_edition", "en", "html")
     app.add_directive("zh-untranslated", Untranslated)
+    app.add_transform(GluedMarkup)
     app.connect("config-inited", _header)
     app.connect("html-page-context", lambda app, pagename, templatename, context, doctree: _clean(pagename, context))
     app.connect("html-page-context", _switch)

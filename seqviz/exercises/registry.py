@@ -65,8 +65,44 @@ def exercise(exercise_id: str, title: str):
     return register
 
 
-def check(exercise_id: str, answer) -> bool:
-    """Check ``answer`` to an exercise: print feedback and return True or False.
+class Verdict:
+    """What :func:`check` returns: true for a right answer, false otherwise (``assert check(...)``, ``if``).
+
+    It draws nothing when it is a cell's last value (the feedback is already printed): a student sees
+    "✅ Correct! ..." alone, not followed by ``True``."""
+
+    __slots__ = ("ok",)
+
+    def __init__(self, ok: bool):
+        self.ok = bool(ok)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __eq__(self, other) -> bool:
+        return self.ok == (other.ok if isinstance(other, Verdict) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.ok)
+
+    def __repr__(self) -> str:
+        return f"Verdict(ok={self.ok})"
+
+    def _ipython_display_(self) -> None:
+        """Nothing to show in a notebook: check() printed the feedback."""
+
+
+_PLAIN_WORD = re.compile(r"[a-z]+(?=[\s,:;!?]|$)")  # "your", "none:" -- not "rnn_step", "log(rho)", "h_4"
+
+
+def _sentence_case(message: str) -> str:
+    """Feedback begins with a capital when its first word is a plain English word; a first word that is code
+    (``rnn_step``, ``log(rho)``) keeps its spelling."""
+    return message[0].upper() + message[1:] if _PLAIN_WORD.match(message) else message
+
+
+def check(exercise_id: str, answer) -> Verdict:
+    """Check ``answer`` to an exercise: print feedback and return a :class:`Verdict` (true when right).
 
     The feedback is printed in the book's language (``sv.book.set_language``; the Chinese catalogue's
     ``exercises.json``), so a chapter of the Chinese edition checks with the same call.
@@ -82,8 +118,10 @@ def check(exercise_id: str, answer) -> bool:
     ok, message = run_checker(key, answer)
     head = translate("Correct!") if ok else translate("Not yet.")
     message = translate(message)  # the feedback in the book's language (seqviz.book.set_language)
+    if not has_cjk(message):
+        message = _sentence_case(message)
     print(("✅ " if ok else "❌ ") + head + ("" if has_cjk(head) else " ") + message)
-    return ok
+    return Verdict(ok)
 
 
 NO_ANSWER = "No answer yet: replace the placeholder with your answer and run the cell again."
