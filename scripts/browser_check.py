@@ -85,6 +85,14 @@ INSPECT = """() => {
     untranslated: document.querySelectorAll('.seqviz-zh-untranslated').length,
     // a figure printed as its repr instead of drawn (the kernel had no inline backend: MPLBACKEND set in the build)
     figureReprs: (document.body.innerText.match(/<Figure size [0-9.]+x[0-9.]+ with/g) || []).length,
+    // a glued value followed by a space before its punctuation ("92 % ."), or a glued sentence showing raw Markdown
+    gluedSpace: [...document.querySelectorAll('span.pasted-text')].filter((span) => {
+      const next = span.nextSibling;
+      const after = next && next.nodeType === 3 ? next.textContent : '';
+      return /^\\s+[.,;:!?)\\]]/.test(after) || (/\\s$/.test(span.textContent) && /^[.,;:!?)\\]]/.test(after));
+    }).map((span) => (span.textContent + (span.nextSibling ? span.nextSibling.textContent : '')).slice(0, 80)),
+    gluedMarkup: [...document.querySelectorAll('span.pasted-text')].map((span) => span.textContent)
+      .filter((text) => /\\$[^$]+\\$|`[^`]+`|(^|[^\\w*])\\*[^*\\s][^*]*\\*(?![\\w*])/.test(text)).map((t) => t.slice(0, 80)),
   };
 }"""
 
@@ -250,6 +258,12 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: F
         problems += [f"{name}: a message for a good input ({m})" for m in drive["messages"]]
         if drive["unknownMessage"] is not None and "never seen" not in drive["unknownMessage"]:
             problems.append(f"{name}: unknown words got no message ({drive['unknownMessage']!r})")
+    if found["gluedSpace"]:
+        problems.append(f"{len(found['gluedSpace'])} glued value(s) followed by a space before punctuation: "
+                        + "; ".join(repr(t) for t in found["gluedSpace"][:3]))
+    if found["gluedMarkup"]:
+        problems.append(f"{len(found['gluedMarkup'])} glued sentence(s) show raw Markdown: "
+                        + "; ".join(repr(t) for t in found["gluedMarkup"][:3]))
     if found["figureReprs"]:
         problems.append(f"{found['figureReprs']} matplotlib figure(s) printed as '<Figure size ...>' instead of drawn")
     if found["leaks"]:
