@@ -187,6 +187,19 @@ def test_character_bins_are_the_token_bins_for_characters_and_weigh_longer_token
         character_bins(lost, ones)
     with pytest.raises(ValueError, match="ranges must be"):
         character_bins(lost, chars, ranges=[(3, 2)])
+    # another model's ranges, then ranges doubling from there: contexts of 40 tokens of 10 characters each
+    tens = torch.full((2, 41), 10)
+    long_losses = torch.rand(2, 40, generator=torch.Generator().manual_seed(1))
+    after = character_bins(long_losses, tens, ranges=[(1, 15), (16, 32)], continue_doubling=True)
+    # contexts 10, 20, ... 400: 33-64, 65-128 and the rest (129-256 would leave 257-400, not a whole 257-512)
+    assert [(r["start"], r["end"]) for r in after] == [(1, 15), (16, 32), (33, 64), (65, 128), (129, 400)]
+    assert after[-1]["mean"] == pytest.approx(float(long_losses[:, 12:].sum(1).div(10 * 28).mean()))
+    clipped = character_bins(lost, chars, ranges=[(1, 3), (4, 50), (60, 99)], continue_doubling=True)
+    assert [(r["start"], r["end"]) for r in clipped] == [(1, 3), (4, 10)]  # none past the context of 10
+    with pytest.raises(ValueError, match="give ranges"):
+        character_bins(lost, chars, continue_doubling=True)
+    with pytest.raises(ValueError, match="True or False"):
+        character_bins(lost, chars, ranges=[(1, 3)], continue_doubling="yes")
     table = bins_table({"a": by_char, "b": rows})
     assert table[0] == {"range": "1–1", "a": by_char[0]["mean"]}  # "b" has no 1-1 range: an empty cell
     assert table[2]["range"] == "4–7" and set(table[2]) == {"range", "a", "b"}

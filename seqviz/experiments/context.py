@@ -139,7 +139,20 @@ def _doubling_ranges(first: int, last: int) -> list[tuple[int, int]]:
     return ranges
 
 
-def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ranges=None) -> list[dict]:
+def _ranges_after(end: int, last: int) -> list[tuple[int, int]]:
+    """Ranges that go on from ``end``: each ends at twice the end of the one before (``end + 1 .. 2 end``, ...) up
+    to ``last``, the final one taking the rest when the next would not fit whole (the rule of
+    :func:`binned_losses`)."""
+    ranges, start = [], end + 1
+    while start <= last:
+        stop = 2 * end if 4 * end <= last else last
+        ranges.append((start, stop))
+        start, end = stop + 1, stop
+    return ranges
+
+
+def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ranges=None,
+                   continue_doubling: bool = False) -> list[dict]:
     """Loss per character against characters of context: rows ``{"start", "end", "mean", "se", "windows",
     "values"}`` (``values``: {window index: that window's loss per character in the range}, for paired
     comparisons of two ranges).
@@ -151,7 +164,11 @@ def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ra
     sum of the losses of its tokens there over the characters they spell; ``mean`` and ``se`` are over the
     ``windows`` that have a token in the range. With one character per token this is :func:`binned_losses`.
     ``ranges``: ``[(start, end), ...]`` (both ends included) instead of the doubling ones, to read two models
-    over exactly the same context."""
+    over exactly the same context. ``continue_doubling``: after the last of ``ranges``, go on with ranges that
+    double (each ending at twice the end of the one before) up to the shortest window's longest context, the
+    final one taking the rest: so a model that reads further than another (a subword model beside a character
+    model) is read over the other's ranges and then over its own longer context, and no range reaches past the
+    context every window holds."""
     if not isinstance(losses, torch.Tensor) or losses.dim() != 2 or losses.numel() == 0:
         raise ValueError(f"losses must be (M, T) (token_losses), got {getattr(losses, 'shape', type(losses))}")
     M, T = losses.shape
@@ -171,6 +188,14 @@ def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ra
         if not ranges or not all(len(r) == 2 and all(isinstance(v, int) for v in r) and 1 <= r[0] <= r[1]
                                  for r in ranges):
             raise ValueError(f"ranges must be a non-empty list of (start, end) ints, 1 <= start <= end, got {ranges}")
+    if not isinstance(continue_doubling, bool):
+        raise ValueError(f"continue_doubling must be True or False, got {continue_doubling!r}")
+    if continue_doubling:
+        if ranges is None:
+            raise ValueError("continue_doubling goes on from the last of ranges: give ranges as well")
+        ranges = [(start, min(end, last)) for start, end in ranges if start <= last]  # none past the context
+        ranges = (ranges + _ranges_after(max(end for _, end in ranges), last) if ranges
+                  else _doubling_ranges(first, last))  # every range begins past this model's context
     rows = []
     for start, end in ranges or _doubling_ranges(first, last):
         inside = (context >= start) & (context <= end)  # (M, T)

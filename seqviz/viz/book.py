@@ -30,6 +30,8 @@ NARROW_SCRIPT = """
   if (!gd || !window.Plotly || !gd.layout) return;
   var layout = gd.layout, title = (layout.title && layout.title.text) || '';
   var wide = {title: title, top: (layout.margin || {}).t, legend: JSON.parse(JSON.stringify(layout.legend || {}))};
+  // plotly lifts a title anchored at its top by part of a line for every line after the first: pad it down
+  var anchoredTop = (layout.title || {}).yanchor === 'top', pad = ((layout.title || {}).pad || {}).t || 0;
   var sliders = (layout.sliders || []).length > 0, narrow = null;
   function wrap(text, chars) {
     var lines = [], line = '';
@@ -50,7 +52,8 @@ NARROW_SCRIPT = """
       if (title.length > chars && title.indexOf('<br>') < 0) {
         var lines = wrap(title, chars);
         update['title.text'] = lines.join('<br>');
-        update['margin.t'] = (wide.top || 50) + 20 * (lines.length - 1);
+        update['margin.t'] = (wide.top || 50) + (anchoredTop ? 31 : 20) * (lines.length - 1);
+        if (anchoredTop) update['title.pad.t'] = pad + 11 * (lines.length - 1);
       }
       var shown = gd.data.filter(function (t) { return t.showlegend !== false && t.name; }).length;
       if (!sliders && shown > 1 && layout.showlegend !== false && wide.legend.orientation !== 'h') {
@@ -61,6 +64,7 @@ NARROW_SCRIPT = """
     } else {
       update['title.text'] = wide.title;
       update['margin.t'] = wide.top;
+      if (anchoredTop) update['title.pad.t'] = pad;
       update.legend = wide.legend;
     }
     if (Object.keys(update).length) window.Plotly.relayout(gd, update);

@@ -91,9 +91,10 @@ def head_view_figure(attentions, tokens: Sequence[str], query_tokens: Sequence[s
     head_steps = [dict(method="restyle", label=name, args=[{"visible": [j == h for j in traces]}, traces])
                   for h, name in enumerate(head_names)]
     # the keys are written along the top, their axis title above them, and the figure's title above that: the
-    # top margin holds all three (the title sits at the top of the figure, never on the axis title)
+    # top margin holds all three (the title sits at the top of the figure, never on the axis title), with room
+    # for the keys turned on end, as plotly turns them where they do not fit side by side (on a phone)
     longest = max(map(len, keys), default=1)
-    top = 48 + (34 if title else 0) + (6 * longest if longest > 6 else 0)
+    top = 48 + (34 if title else 0) + 6 * longest
     height = height or max(320, 26 * Tq + top + 120)
     fig.update_layout(
         title=dict(text=title, x=0.01, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=10)),

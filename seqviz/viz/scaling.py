@@ -8,7 +8,8 @@ against compute with fitted power laws (chapter 9b).
 - :func:`frontier_figure`: plotly, loss against compute: each family's points (faint), its frontier, its fitted
   ``c * x^p`` and, if given, the crossing of two fits.
 
-Every legend sits above the plot, so a figure keeps its width on a phone. Data in, figure out: nothing here
+Every figure has the book's layout (:func:`seqviz.viz.readable_layout`): the title wrapped, the legend in rows
+under the plot, so a figure keeps its width on a phone. Data in, figure out: nothing here
 reads a model.
 """
 
@@ -21,14 +22,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._plumbing import as_array
+from .basic import readable_layout
 
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
 def _layout(fig, title, xlabel, ylabel, height, logx, logy):
-    fig.update_layout(title=dict(text=title, y=0.98, yanchor="top") if title else None, height=height,
-                      xaxis_title=xlabel, yaxis_title=ylabel, margin=dict(l=60, r=20, t=110 if title else 60, b=50),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, xanchor="left"))
+    # the book's layout (readable_layout): the title wrapped for a phone, the legend in rows under the plot, so
+    # that neither runs into the other however many rows a narrow screen needs
+    fig.update_layout(height=height, xaxis_title=xlabel, yaxis_title=ylabel, margin=dict(l=60, r=20, b=50))
+    readable_layout(fig, title)
     if logx:
         fig.update_xaxes(type="log")
     if logy:
@@ -118,7 +121,7 @@ def frontier_figure(families: Mapping[str, Mapping], *, crossover: float | None 
         p, c = family["fit"]
         low, high = family.get("fit_range") or (min(fx), max(fx))
         grid = np.geomspace(low, high, 50)
-        fig.add_trace(go.Scatter(x=grid, y=c * grid ** p, mode="lines", name=f"{label}: fit x^{p:.3f}",
+        fig.add_trace(go.Scatter(x=grid, y=c * grid ** p, mode="lines", name=f"{label}: power law, exponent {p:.3f}",
                                  line=dict(color=colour, dash="dash"), hoverinfo="skip"))
     if crossover is not None:
         fig.add_vline(x=crossover, line=dict(color="gray", dash="dot"))
