@@ -15,9 +15,11 @@ sentence written for that outcome, never a word spliced into a template. The sen
 for two numbers, two sets of runs, and two sets of repeated timings (judged only beyond their measured spread).
 Every sentence goes through one translation hook, ``translate``, so that a chapter's hidden cells are the same
 code in every edition of the book (``set_language``). ``glue`` sends a glued string (a label, a phrase a cell chose)
-through it too, and so do the labels ``seqviz.viz`` draws and the feedback of ``check()``: in the Chinese edition
-(``set_language("zh")``, which loads the catalogue :mod:`seqviz.i18n` ships) the same code writes Chinese. A text the
-catalogue lacks stays English and is reported once on stderr, which fails the Chinese book's build (``-W``).
+through it too, unless it is glued with ``data=True`` (a sentence of the task, a token, a model's output: the
+run's data, the same in every edition); so do the labels ``seqviz.viz`` draws and the feedback of ``check()``: in
+the Chinese edition (``set_language("zh")``, which loads the catalogue :mod:`seqviz.i18n` ships) the same code
+writes Chinese. A text the catalogue lacks stays English and is reported once on stderr, which fails the Chinese
+book's build (``-W``).
 
 ``exercise_number(label)`` is the one rule for how an exercise is called: the label ``ch04b-ex2`` is "Exercise
 4b.2" in the text, in the built book (``book/_ext/seqviz_book.py`` numbers the exercises with it), in the student
@@ -62,16 +64,21 @@ def exercise_title(label: str) -> str:
     return f"Exercise {exercise_number(label)}"
 
 
-def glue(name: str, value, display: bool = False):
+def glue(name: str, value, display: bool = False, data: bool = False):
     """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book.
 
-    Returns nothing, so a cell ending in ``glue(...)`` does not echo the value twice.
+    A glued string is prose (a phrase a cell chose) and goes through :func:`translate`, unless ``data=True``: a
+    string that is the run's data (a sampled sentence, a token, a model's translation) is glued exactly as it is,
+    in every edition, and no catalogue needs an entry for it. Returns nothing, so a cell ending in ``glue(...)``
+    does not echo the value twice.
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"glue name must be an identifier like 'acc_bow', got {name!r}")
+    if not isinstance(data, bool):
+        raise ValueError(f"data must be True (the value is the run's data) or False (prose), got {data!r}")
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()  # 0-d tensors and numpy scalars become Python numbers
-    if isinstance(value, str):
+    if isinstance(value, str) and not data:
         value = translate(value)  # a glued phrase is prose: the reader's language
     try:
         from myst_nb import glue as myst_glue

@@ -97,6 +97,38 @@ def test_say_translates_the_words_a_cell_passes_but_not_data(zh):
                                                      off=12, side="above")
 
 
+def test_glue_data_true_keeps_the_runs_data_as_it_is(zh, capsys, monkeypatch):
+    """A glued string that is data (a sampled sentence, a model's output) is glued untranslated and unreported; the
+    same string glued as prose is looked up (and, missing, reported); a non-bool data is refused."""
+    import myst_nb
+
+    glued = {}
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=False: glued.__setitem__(name, value))
+    sv.book.glue("unit", "accuracy", data=True)          # in the catalogue, but glued as data: stays English
+    sv.book.glue("label", "accuracy")                    # prose: translated
+    sv.book.glue("output", "il est toujours avec moi zzq.", data=True)
+    assert glued == {"unit": "accuracy", "label": "准确率", "output": "il est toujours avec moi zzq."}
+    assert "il est toujours avec moi zzq." not in sv.book.missing_translations()
+    assert "no zh translation" not in capsys.readouterr().err
+    sv.book.glue("output", "il est toujours avec moi zzq.")   # the same string as prose: looked up, reported
+    assert "il est toujours avec moi zzq." in sv.book.missing_translations()
+    with pytest.raises(ValueError, match="data must be True"):
+        sv.book.glue("x", "a token", data="yes")
+
+
+# Entries whose translation is their key on purpose: names and symbols a figure writes, not the run's data.
+SAME_IN_CHINESE = {"Transformer", "BLEU", "Apple GPU", "MiB", "SmolLM2", "t", "10¹²", "linear", "relu", "tanh", "alpha", "h", "totals",
+                   "||dL/dh_t||", "ρ(W_hh)", "σ_max(W_hh) · max f′(a_t)", "‖∂y_n / ∂x_(n−j)‖", "‖h_t − h_(t−1)‖",
+                   "sinusoidal({P}, {d})", "P({name})"}
+
+
+def test_the_catalogues_hold_no_data_keyed_by_value():
+    """Data is glued with data=True, so no catalogue entry maps a sentence or a token of the run to itself."""
+    catalogue = i18n.catalogue("zh")
+    same = sorted(k for k, v in catalogue.entries.items() if k == v and k not in SAME_IN_CHINESE)
+    assert not same, f"entries that only key data by value (glue it with sv.glue(..., data=True) instead): {same}"
+
+
 def test_an_english_sentence_that_cites_a_chinese_title_is_still_translated(zh):
     english = ("Below ρ = 1 its gradient vanishes, above it explodes, and at ρ = 1 it stays roughly level (slope within "
                "±0.05 per step). This is the rule of 《从“序列”到“理解”的本质之旅》, and for these random matrices it "

@@ -276,6 +276,48 @@ def test_a_prompt_is_read_as_seqviz_reads_it(node, tmp_path, level):
             assert "never seen" in result["error"], line
 
 
+def test_a_view_in_the_chinese_edition_answers_what_a_reader_types_in_chinese(node, tmp_path):
+    """The spec carries the book's language (page.page_messages): under set_language("zh") the tokenizers' messages
+    are the catalogue's Chinese, with the reader's own words in them; in English they stay English. Every text the
+    script writes through nn.say has a Chinese entry, and a spec without the messages falls back to English."""
+    import seqviz as sv
+    from seqviz import i18n
+    from seqviz.web.page import script_texts
+
+    torch.manual_seed(6)
+    vocab = Vocab(WORDS)
+    model = SequenceClassifier(len(vocab), 4, RNN(4, 3), 2)
+    text = book_text("train")[:20000]
+    chars = Vocab(sorted(set(text)))
+    lm = GRULM(len(chars), 4)
+    sv.book.set_language("zh")
+    try:
+        zh = sticky_note_view(model, vocab, "the keys", class_names=["x", "y"]).spec
+        zh_lm = generate_view(lm, chars, "and", level="char", steps=2, max_prompt=20).spec
+    finally:
+        sv.book.set_language("en")
+    en = sticky_note_view(model, vocab, "the keys", class_names=["x", "y"]).spec
+    assert zh["i18n"]["language"] == "zh" and en["i18n"] == {"language": "en", "messages": {}}
+    texts = ["the keys near a door", "   ", "the " * 40]
+    zh_out, en_out, lm_out = (ok(r) for r in run_js(node, tmp_path, [
+        {"run": "encode", "spec": zh, "texts": texts}, {"run": "encode", "spec": en, "texts": texts},
+        {"run": "lm_tokens", "spec": zh_lm, "texts": ["", "and ✈", "a" * 30]}]))
+    assert zh_out[0]["error"].startswith("这个模型从没见过 'a', 'door'；它只认识 13 个词") and "the, keys" in zh_out[0]["error"]
+    assert zh_out[1]["error"] == "请在框里输入一句话（词之间用空格隔开）"
+    assert en_out[0]["error"].startswith("this model has never seen 'a', 'door'; it only knows 13 words")
+    assert en_out[1]["error"] == "type a sentence in the box (words separated by spaces)"
+    assert lm_out[0]["error"] == "请在框里输入一段开头（至少一个字符）"
+    assert lm_out[1]["error"].startswith("这个模型从没见过 '✈'；它认识 ") and "个字符" in lm_out[1]["error"]
+    assert lm_out[2]["error"] == "30 个字符；这个视图最多读 20 个"
+    catalogue = i18n.catalogue("zh")
+    assert len(script_texts()) > 30
+    missing = [t for t in script_texts() if t not in catalogue.entries]
+    assert not missing, f"texts the page's script writes with no Chinese in seqviz/i18n/zh/: {missing}"
+    assert set(zh["i18n"]["messages"]) == set(script_texts())
+    for english, chinese in zh["i18n"]["messages"].items():
+        assert i18n.placeholders(english) == i18n.placeholders(chinese), english
+
+
 # -- the translator and beam search --------------------------------------------------------------------------
 
 

@@ -155,8 +155,13 @@ def test_the_toc_mirrors_the_english_and_untranslated_pages_are_notices(copy):
     _, zh_parts = sync_zh.toc_parts(copy / "zh" / "_toc.yml")
     assert [files for _, files in en_parts] == [files for _, files in zh_parts]
     assert all(caption and "待译" not in caption for caption, _ in zh_parts)
+    # every chapter is translated now: a page without its Chinese gets a notice page from the write run
+    (copy / "zh" / "notebooks" / "10_choosing_a_model.ipynb").unlink()
+    assert "10_choosing_a_model.md: the notice page" in _failures(copy)
+    sync_zh.sync(copy, write=True)
     notice = (copy / "zh" / "notebooks" / "10_choosing_a_model.md").read_text()
     assert "status: untranslated" in notice and "{zh-untranslated} notebooks/10_choosing_a_model" in notice
+    assert _failures(copy) == ""
     (copy / "zh" / "notebooks" / "10_choosing_a_model.md").unlink()
     assert "10_choosing_a_model.md: the notice page" in _failures(copy)
 

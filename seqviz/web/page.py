@@ -18,6 +18,7 @@ import functools
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -133,16 +134,33 @@ def _still_html(still) -> str:
     return f"<img alt='a still of the live view' src='data:image/png;base64,{base64.b64encode(data).decode()}'/>"
 
 
+# A text the page's script writes: nn.say(spec, "an English template {name}", ...) with the template as a literal.
+_SAID = re.compile(r'nn\.say\(spec,\s*"((?:[^"\\]|\\.)*)"')
+
+
+@functools.lru_cache(maxsize=1)
+def script_texts() -> tuple[str, ...]:
+    """Every English text the page's script writes through ``nn.say`` (control labels, axis titles, the messages
+    for what a reader types), in the order of :func:`script_files`; each is a key of the catalogues."""
+    found = []
+    for path in script_files():
+        for match in _SAID.finditer(path.read_text()):
+            text = json.loads(f'"{match[1]}"')
+            if text not in found:
+                found.append(text)
+    return tuple(found)
+
+
 def page_messages() -> dict:
-    """What the page's script needs to speak the book's language: ``{"language", "messages"}``, the messages the
-    catalogue of :mod:`seqviz.i18n` has for the views' own texts (``web.json``: English template with ``{name}``
-    placeholders -> translation). Empty in English. (The views' JavaScript reads them through one function.)"""
+    """What the page's script needs to speak the book's language: ``{"language", "messages"}``, where messages maps
+    each text of :func:`script_texts` (an English template with ``{name}`` placeholders) to the catalogue's
+    translation (:mod:`seqviz.i18n`; ``web.json`` and the shared labels). Empty in English. The views read them
+    through one function, ``nn.say`` (``js/nn/core.js``), so the page fetches nothing."""
     language = book.language()
     if language == "en":
         return {"language": "en", "messages": {}}
-    entries = i18n.catalogue(language)
-    messages = {key: value for key, value in entries.entries.items() if entries.sources.get(key) == "web.json"}
-    return {"language": language, "messages": messages}
+    entries = i18n.catalogue(language).entries
+    return {"language": language, "messages": {text: entries[text] for text in script_texts() if text in entries}}
 
 
 class WebView:

@@ -14,6 +14,17 @@
 
 const nn = { names: NAMES };
 
+// The book's language. seqviz.web.page.page_messages puts the views' own texts of the book's language in every
+// spec, spec.i18n = {language, messages: {English template: translation}} (the catalogue's web.json; empty in
+// English), so the page needs no fetch. nn.say(spec, template, values) is the one way a view or a tokenizer writes
+// a text: the template's translation (the English itself where there is none), each {name} filled from values,
+// which the caller has already formatted (numbers) or chosen (data: a token is never translated).
+nn.say = function (spec, template, values) {
+  const messages = (spec && spec.i18n && spec.i18n.messages) || {};
+  const text = Object.prototype.hasOwnProperty.call(messages, template) ? messages[template] : template;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (values && name in values ? String(values[name]) : whole));
+};
+
 // A tensor from Python: {shape: [..], data: base64 of little-endian float32}.
 nn.tensor = function (t) {
   const bytes = Uint8Array.from(atob(t.data), (c) => c.charCodeAt(0));

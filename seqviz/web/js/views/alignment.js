@@ -6,7 +6,7 @@
 views.alignment = function (root, spec) {
   const o = spec.options;
   let shown = null;
-  const box = ui.text("sentence", o.sentence, (text) => view.run(() => { read(text); draw(); }));
+  const box = ui.text(nn.say(spec, "sentence"), o.sentence, (text) => view.run(() => { read(text); draw(); }));
   const view = ui.frame(root, o.title, [box]);
 
   function read(text) {
@@ -45,9 +45,9 @@ views.alignment = function (root, spec) {
       `aria-label="${ui.esc(o.heading)}">` +
       `<text x="${middle}" y="18" font-size="12" text-anchor="middle">${ui.esc(o.heading)}</text>` +
       parts.join("") + labels +
-      `<text x="${middle}" y="${labelY}" font-size="11" text-anchor="middle">source word</text>` +
+      `<text x="${middle}" y="${labelY}" font-size="11" text-anchor="middle">${ui.esc(nn.say(spec, "source word"))}</text>` +
       `<text x="14" y="${top + barH / 2}" font-size="11" text-anchor="middle" ` +
-      `transform="rotate(-90 14 ${top + barH / 2})">output token</text></svg>`;
+      `transform="rotate(-90 14 ${top + barH / 2})">${ui.esc(nn.say(spec, "output token"))}</text></svg>`;
   }
 
   view.run(() => { read(o.sentence); draw(); });

@@ -34,8 +34,8 @@ views.beam_tree = function (root, spec) {
   const o = spec.options;
   let source = null, shown = null, beamSize = o.beam_size, alpha = o.alpha;
   const rerun = () => view.run(() => { search(); draw(); });
-  const box = ui.text("source", o.sentence, (text) => view.run(() => { read(text); search(); draw(); }));
-  const width = ui.slider("beam size", 1, o.max_beam, beamSize, (v) => { beamSize = v; rerun(); });
+  const box = ui.text(nn.say(spec, "source"), o.sentence, (text) => view.run(() => { read(text); search(); draw(); }));
+  const width = ui.slider(nn.say(spec, "beam size"), 1, o.max_beam, beamSize, (v) => { beamSize = v; rerun(); });
   const penalty = ui.slider("alpha", 0, o.max_alpha, alpha, (v) => { alpha = v; rerun(); }, 0.1);
   const view = ui.frame(root, o.title, [box, width, penalty]);
 
@@ -101,10 +101,10 @@ views.beam_tree = function (root, spec) {
       `<text x="${x}" y="${yy}" font-size="${size}" text-anchor="${anchor || "middle"}">${ui.esc(body)}</text>`;
     parts.push(`<line x1="${left}" y1="${axisY}" x2="${left + plotW}" y2="${axisY}" stroke="#444"/>`);
     for (let s = 0; s <= steps; s++) parts.push(text(X(s), axisY + 14, 10, s));
-    parts.push(text(W / 2, axisY + 32, 11, "step (generated tokens)"));
+    parts.push(text(W / 2, axisY + 32, 11, nn.say(spec, "step (generated tokens)")));
     [["best hypothesis", "#ff7f0e"], ...Object.values(style)].forEach(([name, colour], i) => parts.push(
       `<rect x="${left + 10 + 165 * i}" y="${axisY + 42}" width="10" height="10" fill="${colour}"/>`,
-      text(left + 24 + 165 * i, axisY + 51, 10, name, "start")));
+      text(left + 24 + 165 * i, axisY + 51, 10, nn.say(spec, name), "start")));
     view.picture.innerHTML = `<svg width="${W}" height="${axisY + 62}" role="img" ` +
       `aria-label="${ui.esc(shown.title)}">` + text(W / 2, 18, 12, shown.title) + parts.join("") + "</svg>";
   }

@@ -23,8 +23,8 @@
   views.gates = function (root, spec) {
     const o = spec.options;
     let reading = null, start = 1;   // start: the belt's first token, counted from 1 like the slider
-    const box = ui.text("sentence", o.sentence, (text) => view.run(() => { read(text); draw(); }));
-    const slider = ui.slider("from token", 1, 1, 1, (v) => { start = v; view.run(move); });
+    const box = ui.text(nn.say(spec, "sentence"), o.sentence, (text) => view.run(() => { read(text); draw(); }));
+    const slider = ui.slider(nn.say(spec, "from token"), 1, 1, 1, (v) => { start = v; view.run(move); });
     const view = ui.frame(root, o.title, [box, slider]);
 
     // Tokens -> the gates of the chosen layer, columns in the chapter's unit order; the slider refits.
@@ -65,7 +65,7 @@
           `<rect x="${(x0 + c * L.cell).toFixed(2)}" y="${(L.top + t * L.row).toFixed(2)}" width="${L.cell.toFixed(2)}" ` +
           `height="${L.row.toFixed(2)}" fill="${colour(name, x, vmax)}"/>`)));
         parts.push(`<text x="${x0 + L.panel / 2}" y="${L.top - 6}" font-size="12" text-anchor="middle">${ui.esc(name)}</text>`,
-                   `<text x="${x0 + L.panel / 2}" y="${L.height + 11}" font-size="9" text-anchor="middle">units</text>`);
+                   `<text x="${x0 + L.panel / 2}" y="${L.height + 11}" font-size="9" text-anchor="middle">${ui.esc(nn.say(spec, "units"))}</text>`);
       });
       return `<g shape-rendering="crispEdges">${parts.join("")}</g>`;
     }
@@ -96,7 +96,7 @@
       });
       parts.push(`<polyline points="${path(mean)}" fill="none" stroke="gray" stroke-width="1.5" stroke-dasharray="5,3"/>`,
                  `<text x="${L.beltX + L.beltW / 2}" y="${L.top - 6}" font-size="12" text-anchor="middle">` +
-                 `on the belt since '${ui.esc(tokens[s0])}'</text>`);
+                 `${ui.esc(nn.say(spec, "on the belt since '{token}'", { token: tokens[s0] }))}</text>`);
       const labels = [...o.unit_labels, "mean"], legendY = L.height - 6 - 12 * labels.length;
       labels.forEach((label, i) => {
         const c = i < o.unit_labels.length ? LINE_COLOURS[i % LINE_COLOURS.length] : "gray", ly = legendY + 12 * i + 6;
@@ -117,7 +117,7 @@
                    `<text x="${tx}" y="${L.height + 15}" font-size="10" text-anchor="middle">10${superscript(e)}</text>`);
       }
       parts.push(`<text x="${L.beltX + L.beltW / 2}" y="${L.height + 29}" font-size="10" text-anchor="middle">` +
-                 `share left on the belt</text>`);
+                 `${ui.esc(nn.say(spec, "share left on the belt"))}</text>`);
       return parts.join("");
     }
 

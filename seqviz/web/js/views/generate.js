@@ -22,12 +22,13 @@
     const o = spec.options, model = nn.lmModel(spec), char = spec.vocab.level === "char";
     const settings = { prompt: o.prompt, temperature: o.temperature, topK: o.top_k, seed: o.seed };
     let run = null, job = 0, prefilled = null;
-    const box = ui.text("prompt", o.prompt, (text) => restart({ prompt: text }), 30);
-    const heat = ui.slider("temperature", 0.1, 2.0, o.temperature, (v) => restart({ temperature: v }), 0.05);
-    const menu = ui.select("top-k", o.top_k_menu.map((k) => [k === null ? "all" : String(k), k === null ? "all" : String(k)]),
+    const box = ui.text(nn.say(spec, "prompt"), o.prompt, (text) => restart({ prompt: text }), 30);
+    const heat = ui.slider(nn.say(spec, "temperature"), 0.1, 2.0, o.temperature, (v) => restart({ temperature: v }), 0.05);
+    const all = nn.say(spec, "all");   // the top-k menu's "keep every token"
+    const menu = ui.select("top-k", o.top_k_menu.map((k) => [k === null ? "all" : String(k), k === null ? all : String(k)]),
                            o.top_k === null ? "all" : String(o.top_k),
                            (v) => restart({ topK: v === "all" ? null : Number(v) }));
-    const seed = ui.slider("seed", 0, 20, o.seed, (v) => restart({ seed: v }));
+    const seed = ui.slider(nn.say(spec, "seed"), 0, 20, o.seed, (v) => restart({ seed: v }));
     const view = ui.frame(root, o.title, [box, heat, menu, seed]);
     const text = ui.el("div", { class: "seqviz-generate-text", style: "white-space:pre-wrap;line-height:1.6;" +
       "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.9em;border:1px solid #ddd;padding:0.4em;" +
@@ -35,8 +36,9 @@
     const hover = ui.el("div", { class: "seqviz-generate-hover", style: "font-size:0.85em;min-height:1.3em;color:#333" });
     const summary = ui.el("div", { class: "seqviz-generate-summary", style: "font-size:0.9em;margin-top:0.2em" });
     const legend = ui.el("div", { style: "font-size:0.8em;color:#555" });
-    legend.innerHTML = "probability of each sampled token: 0 <span style='display:inline-block;width:9em;height:0.8em;" +
-      `background:linear-gradient(to right,${RAMP.join(",")})'></span> 1 (hover a token for its probability)`;
+    legend.innerHTML = ui.esc(nn.say(spec, "probability of each sampled token:")) + " 0 <span style='display:inline-block;" +
+      `width:9em;height:0.8em;background:linear-gradient(to right,${RAMP.join(",")})'></span> 1 ` +
+      ui.esc(nn.say(spec, "(hover a token for its probability)"));
     view.picture.append(text, summary, hover, legend);
     text.addEventListener("mouseover", (event) => {
       const step = event.target.dataset && event.target.dataset.step;
@@ -93,8 +95,9 @@
     function describe(step) {
       const p = run.dists[step], id = run.ids[step], itos = spec.vocab.itos;
       const best = Array.from(p.keys()).sort((i, j) => p[j] - p[i] || i - j).slice(0, 3);
-      return `token ${step + 1}: '${shown(itos[id])}' had p = ${p[id].toFixed(3)}; the most likely: ` +
-        best.map((i) => `'${shown(itos[i])}' ${p[i].toFixed(3)}`).join(", ");
+      return nn.say(spec, "token {n}: '{token}' had p = {p}; the most likely: {best}", {
+        n: step + 1, token: shown(itos[id]), p: p[id].toFixed(3),
+        best: best.map((i) => `'${shown(itos[i])}' ${p[i].toFixed(3)}`).join(", ") });
     }
 
     function draw() {
@@ -105,10 +108,14 @@
         `style="background:${ui.ramp(RAMP, run.probs[step])}">${ui.esc(itos[id])}</span>`));
       text.innerHTML = parts.join("");
       const n = run.ids.length, mean = meanLogProb(), k = settings.topK;
-      const how = k === 1 ? "greedy (top-k 1)" : `temperature ${settings.temperature}, top-k ${k === null ? "all" : k}, seed ${settings.seed}`;
-      summary.textContent = `${n}${run.done ? "" : ` of ${o.steps}`} ${char ? "characters" : "words"} sampled (${how}): ` +
-        `mean log-probability ${mean.toFixed(3)} nats per token (this sample's perplexity ${Math.exp(-mean).toFixed(2)})` +
-        (run.done ? "" : " ...");
+      const how = k === 1 ? nn.say(spec, "greedy (top-k 1)") : nn.say(spec, "temperature {t}, top-k {k}, seed {seed}",
+        { t: settings.temperature, k: k === null ? all : k, seed: settings.seed });
+      const values = { n, steps: o.steps, how, mean: mean.toFixed(3), ppl: Math.exp(-mean).toFixed(2) };
+      summary.textContent = run.done
+        ? (char ? nn.say(spec, "{n} characters sampled ({how}): mean log-probability {mean} nats per token (this sample's perplexity {ppl})", values)
+          : nn.say(spec, "{n} words sampled ({how}): mean log-probability {mean} nats per token (this sample's perplexity {ppl})", values))
+        : (char ? nn.say(spec, "{n} of {steps} characters sampled ({how}): mean log-probability {mean} nats per token (this sample's perplexity {ppl}) ...", values)
+          : nn.say(spec, "{n} of {steps} words sampled ({how}): mean log-probability {mean} nats per token (this sample's perplexity {ppl}) ...", values));
     }
 
     restart({}, true);   // the first generation at once, whole: the browser check compares it with seqviz

@@ -11,13 +11,13 @@ views.head_view = function (root, spec) {
   const o = spec.options, m = o.model, pair = m.kind === "bert", H = m.num_heads;
   const texts = pair ? [o.sentence_a, o.sentence_b] : [o.sentence];
   let reading = null, layer = o.layer, head = o.head;  // head === H: the mean of the heads
-  const boxes = texts.map((text, i) => ui.text(pair ? `sentence ${"AB"[i]}` : "sentence", text, (value) => {
+  const boxes = texts.map((text, i) => ui.text(pair ? nn.say(spec, "sentence {ab}", { ab: "AB"[i] }) : nn.say(spec, "sentence"), text, (value) => {
     texts[i] = value;
     view.run(() => { read(); draw(); });
   }, pair ? 20 : 26));
-  const layerSlider = ui.slider("layer", 1, m.num_layers, layer + 1, (v) => { layer = v - 1; view.run(draw); });
-  const headNames = [...Array(H).keys()].map((h) => [h, String(h + 1)]).concat([[H, "mean"]]);
-  const headMenu = ui.select("head", headNames, head, (v) => { head = Number(v); view.run(draw); });
+  const layerSlider = ui.slider(nn.say(spec, "layer"), 1, m.num_layers, layer + 1, (v) => { layer = v - 1; view.run(draw); });
+  const headNames = [...Array(H).keys()].map((h) => [h, String(h + 1)]).concat([[H, nn.say(spec, "mean")]]);
+  const headMenu = ui.select(nn.say(spec, "head"), headNames, head, (v) => { head = Number(v); view.run(draw); });
   const view = ui.frame(root, o.title, [...boxes, layerSlider, headMenu]);
 
   // Tokens, ids (and segments for a pair) of what the boxes hold, or an Error naming the box at fault.
@@ -30,13 +30,14 @@ views.head_view = function (root, spec) {
       try {
         return nn.encode(spec, text);
       } catch (error) {
-        throw new Error(`sentence ${"AB"[i]}: ${error.message}`);
+        throw new Error(nn.say(spec, "sentence {ab}: {error}", { ab: "AB"[i], error: error.message }));
       }
     });
     const index = (token) => spec.vocab.itos.indexOf(token);
     const tokens = [m.cls, ...parts[0].tokens, m.sep, ...parts[1].tokens, m.sep];
     if (tokens.length > m.max_len)
-      throw new Error(`${tokens.length} tokens with [CLS] and the two [SEP]s; this model reads at most ${m.max_len}`);
+      throw new Error(nn.say(spec, "{n} tokens with [CLS] and the two [SEP]s; this model reads at most {max}",
+                             { n: tokens.length, max: m.max_len }));
     const ids = [index(m.cls), ...parts[0].ids, index(m.sep), ...parts[1].ids, index(m.sep)];
     const segments = tokens.map((_, t) => (t <= parts[0].tokens.length + 1 ? 0 : 1));  // 0 up to the first [SEP]
     return { tokens, ids, segments };

@@ -7,8 +7,8 @@
 views.sticky_note = function (root, spec) {
   const o = spec.options;
   let reading = null, step = 1;
-  const box = ui.text("sentence", o.sentence, (text) => view.run(() => { read(text); draw(); }));
-  const slider = ui.slider("step t", 1, 1, 1, (v) => { step = v; view.run(draw); });
+  const box = ui.text(nn.say(spec, "sentence"), o.sentence, (text) => view.run(() => { read(text); draw(); }));
+  const slider = ui.slider(nn.say(spec, "step t"), 1, 1, 1, (v) => { step = v; view.run(draw); });
   const view = ui.frame(root, o.title, [box, slider]);
 
   function read(text) {
@@ -48,8 +48,9 @@ views.sticky_note = function (root, spec) {
     parts.push(`<polyline points="${points.join(" ")}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>`,
                ...points.map((pt) => `<circle cx="${pt.split(",")[0]}" cy="${pt.split(",")[1]}" r="2.5" fill="#1f77b4"/>`));
     const p = probs[step - 1], best = p.indexOf(Math.max(...p));
-    const title = `step ${step}/${T}: read '${tokens[step - 1]}', the note changed by ${changes[step - 1].toFixed(2)}; ` +
-                  `prediction: ${o.class_names[best]} (${Math.round(100 * p[best])}%)`;
+    const title = nn.say(spec, "step {step}/{T}: read '{token}', the note changed by {change}; prediction: {name} ({p}%)",
+                         { step, T, token: tokens[step - 1], change: changes[step - 1].toFixed(2),
+                           name: nn.say(spec, o.class_names[best]), p: Math.round(100 * p[best]) });
     const axis = (y, text, anchor, x) => `<text x="${x}" y="${y}" font-size="11" text-anchor="${anchor}" ` +
                                           `transform="rotate(-90 ${x} ${y})">${ui.esc(text)}</text>`;
     const right = x0 + T * cell, yOf = (v) => barsY + barsH - barsH * v / 1.02;
@@ -57,8 +58,9 @@ views.sticky_note = function (root, spec) {
                `<text x="${right + 4}" y="${yOf(0)}" font-size="10">0</text>`);
     view.picture.innerHTML = `<div class="seqviz-web-caption">${ui.esc(title)}</div>` +
       `<svg width="${width}" height="${barsY + barsH + 70}" role="img" aria-label="${ui.esc(title)}">` + parts.join("") +
-      axis(top + noteH / 2, "hidden unit", "middle", 40) + axis(barsY + barsH / 2, "change", "middle", 40) +
-      axis(barsY + barsH / 2, `P(${o.class_names[c]})`, "middle", right + 24) +
+      axis(top + noteH / 2, nn.say(spec, "hidden unit"), "middle", 40) +
+      axis(barsY + barsH / 2, nn.say(spec, "change"), "middle", 40) +
+      axis(barsY + barsH / 2, `P(${nn.say(spec, o.class_names[c])})`, "middle", right + 24) +
       ui.columnLabels(tokens, x0, cell, barsY + barsH + 14) + "</svg>";
   }
 
