@@ -6,7 +6,7 @@ into named :class:`Evidence`, and adds the published findings of :mod:`~seqviz.g
 where it comes from (:data:`REGIMES`):
 
 - *measured here*: this chapter's run, on this machine, at its budget and sizes (:data:`MEASURED`);
-- *the book's long runs*: the models ``make checkpoints`` trains for an hour of CPU, re-evaluated in this run
+- *the book's long runs*: the models the book trains for up to half an hour of CPU each, re-evaluated in this run
   (:data:`LONG_RUNS`);
 - *from the literature*: a published result, cited (:data:`LITERATURE`).
 

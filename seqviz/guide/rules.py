@@ -19,6 +19,12 @@ from ..book import compare_times, compare_word
 from .evidence import GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, MODELS, TASKS, TOLERANCE, check_evidence
 
 RECURRENT = ("RNN", "GRU", "LSTM")
+# what a model scores on each measured task by guessing (agreement: two balanced classes; exact match of a
+# translation: nothing; forecast skill: persistence itself), and how far above it a model must score to count as
+# having learned the task: a guide never recommends a model that did not
+CHANCE = {"agreement": 0.5, "translation": 0.0, "forecasting": 0.0}
+SOLVED_MARGIN = 0.10
+UNSOLVED = "none of the small models solved it at this budget"
 _PROXY = {"classification": "agreement", "labelling": "agreement", "translation": "translation",
           "generation": "translation", "forecasting": "forecasting"}
 
@@ -75,6 +81,20 @@ def best_of(evidence: dict, task: str, kinds: Sequence[str]) -> tuple[str, list[
                                 f"the {quickest} trained fastest, beyond the spread of its laps ({listed})")
     return tied[0], used, (f"{', '.join(tied)} scored within {points} of the best on {task} and no "
                            f"one of them trained clearly fastest ({listed}); the {tied[0]} is the simplest of them")
+
+
+def unsolved(evidence: dict, task: str, kinds: Sequence[str]) -> str | None:
+    """None when the best of ``kinds`` scored at least :data:`SOLVED_MARGIN` above :data:`CHANCE` on ``task``;
+    otherwise the reason, in words, that none of them learned it (the guide then recommends none of them)."""
+    scores = {k: evidence[f"{task}:{k}"].value for k in kinds}
+    top, chance = max(scores.values()), CHANCE[task]
+    if top >= chance + SOLVED_MARGIN:
+        return None
+    listed = ", ".join(f"{k} {v:.0%}" for k, v in scores.items())
+    guess = {"agreement": "guessing scores 50%", "translation": "guessing gets none right",
+             "forecasting": "0% is no better than repeating the last value"}[task]
+    return (f"no model learned {task} at this budget: the best scored {top:.0%} ({listed}), where {guess}; "
+            f"a model needs {100 * SOLVED_MARGIN:.0f} points more to count as having learned it")
 
 
 def _label(kind: str, task: str) -> str:
@@ -155,14 +175,20 @@ def _measured(choice: dict, ev: dict):
             model = "Transformer decoder with a key/value cache"
             reasons.append(f"{costs}: recurrence showed no advantage here")
         else:
-            kind, used, why = best_of(ev, proxy, ("GRU", "LSTM"))
-            decided += used
-            model = kind
             reasons.append(costs if cheaper == "slower" else f"{costs}: about the same per token within the spread "
                            f"of the repeats, but the recurrent state stays the same size while the cache grows")
             if cheaper == "similar":
                 brief = "the same cost per token within the repeats' spread; the recurrent state does not grow"
-            reasons.append(f"{kind} among the gated models: {why}")
+            why_none = unsolved(ev, proxy, ("GRU", "LSTM"))
+            if why_none is None:
+                kind, used, why = best_of(ev, proxy, ("GRU", "LSTM"))
+                decided += used
+                model = kind
+                reasons.append(f"{kind} among the gated models: {why}")
+            else:  # the cost per token decides the family; the task's scores cannot pick one of the two
+                decided += [f"{proxy}:{k}" for k in ("GRU", "LSTM")]
+                model = "a GRU or an LSTM (the cost per token decides; neither learned the task here)"
+                reasons.append(why_none)
     elif task in ("classification", "labelling") and choice["data"] == "small (few labels)":
         pre, scratch = ev["finetune:pretrained"].value, ev["finetune:scratch"].value
         decided.append("finetune:pretrained")
@@ -172,6 +198,11 @@ def _measured(choice: dict, ev: dict):
             model = "a pretrained Transformer encoder (BERT-style), fine-tuned"
             reasons.append(f"with few labels, pretraining and fine-tuning scored {pre:.0%} against {scratch:.0%} "
                            f"for the same model trained from scratch")
+        elif (why_none := unsolved(ev, "agreement", MODELS)) is not None:
+            decided += [f"agreement:{k}" for k in MODELS]
+            model = UNSOLVED
+            reasons.append(f"pretraining did not help in this run ({pre:.0%} against {scratch:.0%} from scratch), "
+                           f"and {why_none}")
         else:
             model, used, why = best_of(ev, "agreement", MODELS)
             decided += used
@@ -180,6 +211,12 @@ def _measured(choice: dict, ev: dict):
         if task == "labelling":
             reasons.append("for one label per token the sources name a bidirectional LSTM or GRU with a CRF as the "
                            "light alternative, which this book does not measure")
+    elif (why_none := unsolved(ev, proxy, MODELS)) is not None:
+        decided += [f"{proxy}:{k}" for k in MODELS]
+        model, brief = UNSOLVED, why_none
+        reasons.append(why_none)
+        reasons.append("this run trains for seconds; more training is another regime: the book's long runs (an "
+                       "hour of CPU) and the literature answer it")
     else:
         kind, used, why = best_of(ev, proxy, MODELS)
         decided += used
@@ -204,15 +241,14 @@ def _long_runs(choice: dict, ev: dict):
     if family == "charlm":
         best = min(entries, key=lambda k: entries[k].value)
         model = "Transformer decoder (GPT-style)" if best == "Transformer" else f"{best} language model"
-        reasons = [f"in the book's long runs (make checkpoints, one CPU thread) the {best} family reached the lowest "
-                   f"validation loss "
+        reasons = [f"in the book's long runs (one CPU thread, up to half an hour each, character models reading a "
+                   f"few hundred characters of context) the {best} family reached the lowest validation loss "
                    f"({entries[best].value:.3f} nats per character)"] + [e.summary for e in entries.values()]
     else:
         best = max(entries, key=lambda k: entries[k].value)
         model = "Transformer encoder-decoder" if best == "Transformer" else f"{best} encoder-decoder"
-        reasons = [f"in the book's long runs (make checkpoints, one CPU thread) the {best} translator scored the "
-                   f"highest test BLEU "
-                   f"({entries[best].value:.1f})"] + [e.summary for e in entries.values()]
+        reasons = [f"in the book's long runs (one CPU thread, up to half an hour each) the {best} translator "
+                   f"scored the highest test BLEU ({entries[best].value:.1f})"] + [e.summary for e in entries.values()]
     decided = [f"long:{family}:{k}" for k in entries]
     finding = "lit:scaling" if family == "charlm" else "lit:translation"
     reasons.append(f"at far larger scale, {ev[finding].source}: {ev[finding].summary}")
