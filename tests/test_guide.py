@@ -115,7 +115,7 @@ def test_large_data_and_gpus_are_answered_from_cited_findings():
 
 
 def test_long_runs_answer_an_hour_of_training_and_flip_with_their_numbers():
-    situation = ("generation", "moderate (thousands)", "long (100-1000)", "CPU, an hour of training", "batch")
+    situation = ("generation", "moderate (thousands)", "short (< 100)", "CPU, an hour of training", "batch")
     assert recommend(*situation, fake_run())["regime"] == LITERATURE                  # none shipped: the literature
     lstm_wins = {"charlm": {"LSTM": [{"name": "charlm-lstm-s", "parameters": 10, "valid_loss": 1.2}],
                             "Transformer": [{"name": "charlm-transformer-s", "parameters": 10, "valid_loss": 1.5}]}}
@@ -124,6 +124,11 @@ def test_long_runs_answer_an_hour_of_training_and_flip_with_their_numbers():
     assert "long:charlm:LSTM" in advice["evidence"]
     lstm_wins["charlm"]["Transformer"][0]["valid_loss"] = 1.0
     assert recommend(*situation, fake_run(long_runs=lstm_wins))["model"] == "Transformer decoder (GPT-style)"
+    # their contexts are a few hundred characters: a long input is the literature's, not the long runs'
+    lstm_wins["charlm"]["Transformer"][0]["valid_loss"] = 1.5
+    longer = recommend("generation", "moderate (thousands)", "long (100-1000)", "CPU, an hour of training", "batch",
+                       fake_run(long_runs=lstm_wins))
+    assert longer["regime"] == LITERATURE and longer["model"] == "Transformer decoder (GPT-style)"
     translate = {"translate": {"GRU": {"name": "translate-gru", "bleu": 10.0},
                                "Transformer": {"name": "translate-transformer", "bleu": 25.0}}}
     advice = recommend("translation", "moderate (thousands)", "short (< 100)", "CPU, an hour of training", "batch",
@@ -269,6 +274,9 @@ def test_every_finding_is_cited_by_an_entry_of_the_bibliography():
 def test_the_setting_names_this_runs_machine_budget_and_sizes():
     setting = fake_run()["setting"].summary
     assert "a test CPU" in setting and "300 training steps" in setting and "4,000 training examples" in setting
+    assert "(10-13 s of training)" in setting
+    short = {(t, k): 0.3 for t in ("agreement", "translation", "forecasting") for k in KINDS}
+    assert "(0.3 s of training)" in fake_run(train_s=short)["setting"].summary   # not "0-0 s"
 
 
 def test_the_widget_picture_shows_the_answer_its_regime_and_numbers():

@@ -107,11 +107,13 @@ def regime_of(task: str, data: str, length: str, compute: str, latency: str, evi
     """Where the answer for this situation comes from: :data:`~.evidence.MEASURED` when this run measured it
     (a CPU and minutes of training, short inputs, few labels only for classification), :data:`~.evidence.LONG_RUNS`
     when the book's long runs cover it and were given (an hour of CPU: character language models for generation,
-    with contexts of up to a few hundred characters; translators of short sentences), else
+    whose contexts of a few hundred characters are short inputs, a few dozen words; translators of short
+    sentences), else
     :data:`~.evidence.LITERATURE`. Large data, a GPU and long inputs are never answered from the short run: its
     tasks are shorter than 100 tokens, so its scores say nothing about long inputs."""
     if compute == "CPU, an hour of training" and data != "small (few labels)":
-        covered = {"generation": ("charlm", ("short (< 100)", "long (100-1000)")),
+        # the long-run character models read windows of 128-256 characters, a few dozen words: short inputs
+        covered = {"generation": ("charlm", ("short (< 100)",)),
                    "translation": ("translate", ("short (< 100)",))}.get(task)
         if covered and length in covered[1] and any(name.startswith(f"long:{covered[0]}:") for name in evidence):
             return LONG_RUNS
@@ -241,8 +243,8 @@ def _long_runs(choice: dict, ev: dict):
     if family == "charlm":
         best = min(entries, key=lambda k: entries[k].value)
         model = "Transformer decoder (GPT-style)" if best == "Transformer" else f"{best} language model"
-        reasons = [f"in the book's long runs (one CPU thread, up to half an hour each, character models reading a "
-                   f"few hundred characters of context) the {best} family reached the lowest validation loss "
+        reasons = [f"in the book's long runs (one CPU thread, up to half an hour each, character models reading "
+                   f"contexts of a few hundred characters, a few dozen words) the {best} family reached the lowest validation loss "
                    f"({entries[best].value:.3f} nats per character)"] + [e.summary for e in entries.values()]
     else:
         best = max(entries, key=lambda k: entries[k].value)
