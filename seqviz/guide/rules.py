@@ -244,8 +244,8 @@ def _long_runs(choice: dict, ev: dict):
         best = min(entries, key=lambda k: entries[k].value)
         model = "Transformer decoder (GPT-style)" if best == "Transformer" else f"{best} language model"
         reasons = [f"in the book's long runs (one CPU thread, up to half an hour each, character models reading "
-                   f"contexts of a few hundred characters, a few dozen words) the {best} family reached the lowest validation loss "
-                   f"({entries[best].value:.3f} nats per character)"] + [e.summary for e in entries.values()]
+                   f"contexts of a few hundred characters, a few dozen words) the {best} family reached the lowest "
+                   f"validation loss ({entries[best].value:.3f} nats per character)"] + [e.summary for e in entries.values()]
     else:
         best = max(entries, key=lambda k: entries[k].value)
         model = "Transformer encoder-decoder" if best == "Transformer" else f"{best} encoder-decoder"
