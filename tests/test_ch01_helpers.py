@@ -33,6 +33,9 @@ def test_prediction_bars_figure_works_in_a_slider():
     fig = slider_figure(frames, slider_label="sentence")
     assert len(fig.data) == 4
     assert [step["label"] for step in fig.layout.sliders[0].steps] == ["x y", "y x"]
+    # below the axis: slanted tick labels (a phone) and the axis title must fit above the slider's label
+    tallest = max(f.layout.height or 380 for f in frames.values())
+    assert fig.layout.sliders[0].pad.t >= 70 and fig.layout.height >= tallest + fig.layout.sliders[0].pad.t
 
 
 @pytest.mark.parametrize("probs", [{}, {"a": [0.5, 0.5]}, {"a": [[0.2, 0.3, 0.5]]}])

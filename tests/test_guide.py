@@ -115,7 +115,7 @@ def test_large_data_and_gpus_are_answered_from_cited_findings():
 
 
 def test_long_runs_answer_an_hour_of_training_and_flip_with_their_numbers():
-    situation = ("generation", "moderate (thousands)", "long (100-1000)", "CPU, an hour of training", "batch")
+    situation = ("generation", "moderate (thousands)", "short (< 100)", "CPU, an hour of training", "batch")
     assert recommend(*situation, fake_run())["regime"] == LITERATURE                  # none shipped: the literature
     lstm_wins = {"charlm": {"LSTM": [{"name": "charlm-lstm-s", "parameters": 10, "valid_loss": 1.2}],
                             "Transformer": [{"name": "charlm-transformer-s", "parameters": 10, "valid_loss": 1.5}]}}
@@ -124,6 +124,11 @@ def test_long_runs_answer_an_hour_of_training_and_flip_with_their_numbers():
     assert "long:charlm:LSTM" in advice["evidence"]
     lstm_wins["charlm"]["Transformer"][0]["valid_loss"] = 1.0
     assert recommend(*situation, fake_run(long_runs=lstm_wins))["model"] == "Transformer decoder (GPT-style)"
+    # their contexts are a few hundred characters: a long input is the literature's, not the long runs'
+    lstm_wins["charlm"]["Transformer"][0]["valid_loss"] = 1.5
+    longer = recommend("generation", "moderate (thousands)", "long (100-1000)", "CPU, an hour of training", "batch",
+                       fake_run(long_runs=lstm_wins))
+    assert longer["regime"] == LITERATURE and longer["model"] == "Transformer decoder (GPT-style)"
     translate = {"translate": {"GRU": {"name": "translate-gru", "bleu": 10.0},
                                "Transformer": {"name": "translate-transformer", "bleu": 25.0}}}
     advice = recommend("translation", "moderate (thousands)", "short (< 100)", "CPU, an hour of training", "batch",
@@ -269,6 +274,9 @@ def test_every_finding_is_cited_by_an_entry_of_the_bibliography():
 def test_the_setting_names_this_runs_machine_budget_and_sizes():
     setting = fake_run()["setting"].summary
     assert "a test CPU" in setting and "300 training steps" in setting and "4,000 training examples" in setting
+    assert "(10-13 s of training)" in setting
+    short = {(t, k): 0.3 for t in ("agreement", "translation", "forecasting") for k in KINDS}
+    assert "(0.3 s of training)" in fake_run(train_s=short)["setting"].summary   # not "0-0 s"
 
 
 def test_the_widget_picture_shows_the_answer_its_regime_and_numbers():
@@ -285,7 +293,8 @@ def test_the_widget_picture_shows_the_answer_its_regime_and_numbers():
     advice = recommend("translation", "moderate (thousands)", "short (< 100)", "CPU, an hour of training", "batch",
                        ev)
     page = guide_html(advice, ev).data
-    assert "the book&#x27;s long runs (make checkpoints), read with Vaswani et al. (2017)" in page
+    assert ("the book&#x27;s long runs (one CPU thread, up to half an hour each), read with Vaswani et al. (2017)"
+            in page)
     assert "39.9" in page
 
 
@@ -318,7 +327,33 @@ def test_scores_within_three_points_are_tied_whatever_their_size():
 
     assert same(0.01, 0.03) == "about the same"            # a relative rule would call these different
     assert same(0.97, 1.0) == "about the same" and same(0.5, 0.54) == "lower"
+    close = {("translation", "RNN"): 0.53, ("translation", "GRU"): 0.5, ("translation", "LSTM"): 0.5,
+             ("translation", "Transformer"): 0.51}
+    advice = recommend("translation", "moderate (thousands)", "short (< 100)", *CPU_SHORT, fake_run(scores=close))
+    assert "within 3 points" in advice["brief"]
+
+
+def test_a_task_no_model_learned_is_answered_with_none_of_them():
+    """Scores near what guessing gets are tied, but the guide does not recommend a model that learned nothing:
+    translation at 0-3 % exact match, agreement at chance (50 %), a forecast skill near 0."""
+    from seqviz.guide import UNSOLVED
+
     near_zero = {("translation", "RNN"): 0.03, ("translation", "GRU"): 0.0, ("translation", "LSTM"): 0.0,
                  ("translation", "Transformer"): 0.01}
     advice = recommend("translation", "moderate (thousands)", "short (< 100)", *CPU_SHORT, fake_run(scores=near_zero))
-    assert "within 3 points" in advice["brief"]
+    assert advice["model"] == UNSOLVED and advice["regime"] == MEASURED
+    assert "best scored 3%" in advice["brief"] and "translation:RNN" in advice["evidence"]
+    chance = {("agreement", k): 0.5 + 0.02 * i for i, k in enumerate(KINDS)}           # 50-56 %: two classes
+    advice = recommend("classification", "moderate (thousands)", "short (< 100)", *CPU_SHORT, fake_run(scores=chance))
+    assert advice["model"] == UNSOLVED and "guessing scores 50%" in advice["brief"]
+    learned = {**chance, ("agreement", "LSTM"): 0.9}
+    assert recommend("classification", "moderate (thousands)", "short (< 100)", *CPU_SHORT,
+                     fake_run(scores=learned))["model"] == "LSTM"
+    # streaming: the cost per token picks the recurrent family, but neither gated model is named on no evidence
+    stream = ("generation", "moderate (thousands)", "short (< 100)", "limited (CPU)", "streaming, per token")
+    advice = recommend(*stream, fake_run(scores=near_zero, cache_growth=4.0))
+    assert "neither learned the task" in advice["model"]
+    # few labels, pretraining no help, and no model learned agreement from scratch either
+    advice = recommend("classification", "small (few labels)", "short (< 100)", *CPU_SHORT,
+                       fake_run(scores=chance, pretrained=0.2, scratch=0.2))
+    assert advice["model"] == UNSOLVED

@@ -37,7 +37,7 @@ def test_slider_frames_of_different_sizes_keep_their_own_axes_and_the_tallest_fi
     steps = fig.layout.sliders[0].steps
     assert list(steps[1].args[1]["yaxis.range"]) == [10, -1] and list(steps[0].args[1]["yaxis.range"]) == [2, -1]
     assert list(steps[1].args[1]["xaxis.range"]) == [-0.5, 3.5]
-    assert fig.layout.height == 700 + 60
+    assert fig.layout.height == 700 + viz.basic.SLIDER_GAP + 20   # the tallest frame, and room for the slider
     # frames that share their axes change nothing but the title, as before
     same = viz.slider_figure({"a": small, "b": small}, slider_label="k")
     assert same.layout.sliders[0].steps[1].args[1] == {"title.text": "small"}

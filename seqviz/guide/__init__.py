@@ -19,10 +19,12 @@ from .evidence import (GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, REGIMES, 
                        collect_evidence, evidence_names, long_run_evidence, machine_words,
                        race_evidence)
 from .literature import FINDINGS, Finding, literature_evidence
-from .rules import RECURRENT, best_of, faster, recommend, regime_of, same, situation_words
+from .rules import (CHANCE, RECURRENT, SOLVED_MARGIN, UNSOLVED, best_of, faster, recommend, regime_of, same,
+                    situation_words, unsolved)
 from .sources import SOURCES, VERDICTS, advice_checked
 
-__all__ = ["FINDINGS", "Finding", "GUIDE_OPTIONS", "Evidence", "LITERATURE", "LONG_RUNS", "MEASURED", "RECURRENT",
-           "REGIMES", "SOURCES", "TOLERANCE", "VERDICTS", "advice_checked", "best_of", "check_evidence", "collect_evidence",
-           "evidence_names", "faster", "literature_evidence", "long_run_evidence", "machine_words", "race_evidence",
-           "recommend", "regime_of", "same", "situation_words"]
+__all__ = ["CHANCE", "FINDINGS", "Finding", "GUIDE_OPTIONS", "Evidence", "LITERATURE", "LONG_RUNS", "MEASURED",
+           "RECURRENT", "REGIMES", "SOLVED_MARGIN", "SOURCES", "TOLERANCE", "UNSOLVED", "VERDICTS", "advice_checked",
+           "best_of", "check_evidence", "collect_evidence", "evidence_names", "faster", "literature_evidence",
+           "long_run_evidence", "machine_words", "race_evidence", "recommend", "regime_of", "same",
+           "situation_words", "unsolved"]

@@ -6,7 +6,7 @@ into named :class:`Evidence`, and adds the published findings of :mod:`~seqviz.g
 where it comes from (:data:`REGIMES`):
 
 - *measured here*: this chapter's run, on this machine, at its budget and sizes (:data:`MEASURED`);
-- *the book's long runs*: the models ``make checkpoints`` trains for an hour of CPU, re-evaluated in this run
+- *the book's long runs*: the models the book trains for up to half an hour of CPU each, re-evaluated in this run
   (:data:`LONG_RUNS`);
 - *from the literature*: a published result, cited (:data:`LITERATURE`).
 
@@ -126,7 +126,9 @@ def _setting(rows: list[dict], machine: str | None) -> str:
 
     parts = [machine or "the machine that ran this chapter"]
     if steps:
-        parts.append(f"{span(steps)} training steps per model ({min(seconds):.0f}-{max(seconds):.0f} s)")
+        time = [format(t, ".1f" if t < 10 else ".0f") for t in (min(seconds), max(seconds))]
+        parts.append(f"{span(steps)} training steps per model ({time[0] if time[0] == time[1] else '-'.join(time)} "
+                     f"s of training)")
     if examples:
         parts.append(f"{span(examples)} training examples per task")
     if widths:

@@ -1,6 +1,6 @@
 """Where a piece of the guide's evidence comes from (:data:`REGIMES`) and the :class:`Evidence` that carries it:
 *measured here* (this chapter's run, on this machine, at its budget and sizes), *the book's long runs* (the models
-``make checkpoints`` trains for an hour of CPU, re-evaluated in this run), *from the literature* (a published
+the book trains for up to half an hour of CPU each, re-evaluated in this run), *from the literature* (a published
 result, cited). Used by :mod:`.evidence` and :mod:`.literature`.
 """
 

@@ -19,6 +19,12 @@ from ..book import compare_times, compare_word
 from .evidence import GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, MODELS, TASKS, TOLERANCE, check_evidence
 
 RECURRENT = ("RNN", "GRU", "LSTM")
+# what a model scores on each measured task by guessing (agreement: two balanced classes; exact match of a
+# translation: nothing; forecast skill: persistence itself), and how far above it a model must score to count as
+# having learned the task: a guide never recommends a model that did not
+CHANCE = {"agreement": 0.5, "translation": 0.0, "forecasting": 0.0}
+SOLVED_MARGIN = 0.10
+UNSOLVED = "none of the small models solved it at this budget"
 _PROXY = {"classification": "agreement", "labelling": "agreement", "translation": "translation",
           "generation": "translation", "forecasting": "forecasting"}
 
@@ -77,6 +83,19 @@ def best_of(evidence: dict, task: str, kinds: Sequence[str]) -> tuple[str, list[
                            f"one of them trained clearly fastest ({listed}); the {tied[0]} is the simplest of them")
 
 
+def unsolved(evidence: dict, task: str, kinds: Sequence[str]) -> str | None:
+    """None when the best of ``kinds`` scored at least :data:`SOLVED_MARGIN` above :data:`CHANCE` on ``task``;
+    otherwise the reason, in words, that none of them learned it (the guide then recommends none of them)."""
+    scores = {k: evidence[f"{task}:{k}"].value for k in kinds}
+    top, chance = max(scores.values()), CHANCE[task]
+    if top >= chance + SOLVED_MARGIN:
+        return None
+    listed = ", ".join(f"{k} {v:.0%}" for k, v in scores.items())
+    guess = {"agreement": "guessing scores 50%", "translation": "guessing gets none right",
+             "forecasting": "0% is no better than repeating the last value"}[task]
+    return f"no model learned {task} at this budget: the best scored {top:.0%} ({listed}), where {guess}"
+
+
 def _label(kind: str, task: str) -> str:
     if task in ("translation", "generation"):
         return "Transformer encoder-decoder" if kind == "Transformer" else f"{kind} encoder-decoder with attention"
@@ -87,11 +106,13 @@ def regime_of(task: str, data: str, length: str, compute: str, latency: str, evi
     """Where the answer for this situation comes from: :data:`~.evidence.MEASURED` when this run measured it
     (a CPU and minutes of training, short inputs, few labels only for classification), :data:`~.evidence.LONG_RUNS`
     when the book's long runs cover it and were given (an hour of CPU: character language models for generation,
-    with contexts of up to a few hundred characters; translators of short sentences), else
+    whose contexts of a few hundred characters are short inputs, a few dozen words; translators of short
+    sentences), else
     :data:`~.evidence.LITERATURE`. Large data, a GPU and long inputs are never answered from the short run: its
     tasks are shorter than 100 tokens, so its scores say nothing about long inputs."""
     if compute == "CPU, an hour of training" and data != "small (few labels)":
-        covered = {"generation": ("charlm", ("short (< 100)", "long (100-1000)")),
+        # the long-run character models read windows of 128-256 characters, a few dozen words: short inputs
+        covered = {"generation": ("charlm", ("short (< 100)",)),
                    "translation": ("translate", ("short (< 100)",))}.get(task)
         if covered and length in covered[1] and any(name.startswith(f"long:{covered[0]}:") for name in evidence):
             return LONG_RUNS
@@ -155,14 +176,20 @@ def _measured(choice: dict, ev: dict):
             model = "Transformer decoder with a key/value cache"
             reasons.append(f"{costs}: recurrence showed no advantage here")
         else:
-            kind, used, why = best_of(ev, proxy, ("GRU", "LSTM"))
-            decided += used
-            model = kind
             reasons.append(costs if cheaper == "slower" else f"{costs}: about the same per token within the spread "
                            f"of the repeats, but the recurrent state stays the same size while the cache grows")
             if cheaper == "similar":
                 brief = "the same cost per token within the repeats' spread; the recurrent state does not grow"
-            reasons.append(f"{kind} among the gated models: {why}")
+            why_none = unsolved(ev, proxy, ("GRU", "LSTM"))
+            if why_none is None:
+                kind, used, why = best_of(ev, proxy, ("GRU", "LSTM"))
+                decided += used
+                model = kind
+                reasons.append(f"{kind} among the gated models: {why}")
+            else:  # the cost per token decides the family; the task's scores cannot pick one of the two
+                decided += [f"{proxy}:{k}" for k in ("GRU", "LSTM")]
+                model = "a GRU or an LSTM (the cost per token decides; neither learned the task here)"
+                reasons.append(why_none)
     elif task in ("classification", "labelling") and choice["data"] == "small (few labels)":
         pre, scratch = ev["finetune:pretrained"].value, ev["finetune:scratch"].value
         decided.append("finetune:pretrained")
@@ -172,6 +199,11 @@ def _measured(choice: dict, ev: dict):
             model = "a pretrained Transformer encoder (BERT-style), fine-tuned"
             reasons.append(f"with few labels, pretraining and fine-tuning scored {pre:.0%} against {scratch:.0%} "
                            f"for the same model trained from scratch")
+        elif (why_none := unsolved(ev, "agreement", MODELS)) is not None:
+            decided += [f"agreement:{k}" for k in MODELS]
+            model = UNSOLVED
+            reasons.append(f"pretraining did not help in this run ({pre:.0%} against {scratch:.0%} from scratch), "
+                           f"and {why_none}")
         else:
             model, used, why = best_of(ev, "agreement", MODELS)
             decided += used
@@ -180,6 +212,13 @@ def _measured(choice: dict, ev: dict):
         if task == "labelling":
             reasons.append("for one label per token the sources name a bidirectional LSTM or GRU with a CRF as the "
                            "light alternative, which this book does not measure")
+    elif (why_none := unsolved(ev, proxy, MODELS)) is not None:
+        decided += [f"{proxy}:{k}" for k in MODELS]
+        model, brief = UNSOLVED, why_none
+        reasons.append(f"{why_none}; a model must score {100 * SOLVED_MARGIN:.0f} points above guessing to count "
+                       f"as having learned a task")
+        reasons.append("this run trains for seconds; more training is another regime: the book's long runs (an "
+                       "hour of CPU) and the literature answer it")
     else:
         kind, used, why = best_of(ev, proxy, MODELS)
         decided += used
@@ -204,19 +243,22 @@ def _long_runs(choice: dict, ev: dict):
     if family == "charlm":
         best = min(entries, key=lambda k: entries[k].value)
         model = "Transformer decoder (GPT-style)" if best == "Transformer" else f"{best} language model"
-        reasons = [f"in the book's long runs (make checkpoints, one CPU thread) the {best} family reached the lowest "
-                   f"validation loss "
-                   f"({entries[best].value:.3f} nats per character)"] + [e.summary for e in entries.values()]
+        brief = (f"the {best} family reached the lowest validation loss ({entries[best].value:.3f} nats per "
+                 f"character), on contexts of a few hundred characters")
+        reasons = [f"in the book's long runs (one CPU thread, up to half an hour each, character models reading "
+                   f"contexts of a few hundred characters, a few dozen words) the {best} family reached the lowest "
+                   f"validation loss ({entries[best].value:.3f} nats per character)"]
+        reasons += [e.summary for e in entries.values()]
     else:
         best = max(entries, key=lambda k: entries[k].value)
         model = "Transformer encoder-decoder" if best == "Transformer" else f"{best} encoder-decoder"
-        reasons = [f"in the book's long runs (make checkpoints, one CPU thread) the {best} translator scored the "
-                   f"highest test BLEU "
-                   f"({entries[best].value:.1f})"] + [e.summary for e in entries.values()]
+        brief = f"the {best} translator scored the highest test BLEU ({entries[best].value:.1f})"
+        reasons = [f"in the book's long runs (one CPU thread, up to half an hour each) the {best} translator "
+                   f"scored the highest test BLEU ({entries[best].value:.1f})"] + [e.summary for e in entries.values()]
     decided = [f"long:{family}:{k}" for k in entries]
     finding = "lit:scaling" if family == "charlm" else "lit:translation"
     reasons.append(f"at far larger scale, {ev[finding].source}: {ev[finding].summary}")
-    return model, reasons, decided + [finding], reasons[0]
+    return model, reasons, decided + [finding], brief
 
 
 # -- from the literature ----------------------------------------------------------------------------------------

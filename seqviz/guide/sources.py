@@ -162,7 +162,7 @@ def _long_translation(ev: dict):
     rec = max((k for k in bleu if k != "Transformer"), key=lambda k: bleu[k].value)
     word = same(bleu["Transformer"].value, bleu[rec].value, "ratio")
     text = "; ".join(f"{k} {e.value:.1f}" for k, e in bleu.items())
-    return _verdict(word), f"test BLEU of the book's long runs (make checkpoints, one CPU thread): {text}"
+    return _verdict(word), f"test BLEU of the book's long runs (one CPU thread, up to half an hour each): {text}"
 
 
 def _long_language_models(ev: dict):

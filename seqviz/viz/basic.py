@@ -231,6 +231,9 @@ def lines_figure(series: Mapping[str, tuple], *, title: str = "", xlabel: str = 
     return fig
 
 
+SLIDER_GAP = 72  # px between the plot area and a slider's label: slanted ticks and the axis title fit between
+
+
 def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_label: str = "",
                   active: int = 0, menu: bool = False) -> go.Figure:
     """Combine figures with the same trace layout into one figure with a slider (or, ``menu=True``, a menu).
@@ -279,8 +282,10 @@ def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_la
                                                            xanchor="left", y=1.0, yanchor="bottom",
                                                            pad=dict(b=top + 6), showactive=True)])
         return fig
+    # the slider hangs below the x axis: on a phone plotly slants the tick labels, and with the axis title under them
+    # they need about 70 px before the slider's own label, or the two print over each other
     fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{slider_label}: "),
-                                    pad=dict(t=40))])
+                                    pad=dict(t=SLIDER_GAP))])
     tallest = max((frames[label].layout.height or 380) for label in labels)  # the largest frame fits
-    fig.update_layout(height=tallest + 60)
+    fig.update_layout(height=tallest + SLIDER_GAP + 20)
     return fig

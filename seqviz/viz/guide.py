@@ -24,8 +24,8 @@ def guide_html(advice: dict, evidence: dict):
     if regime == "measured here" and "setting" in evidence:
         where = f"measured here: {evidence['setting'].summary}"
     elif regime == "the book's long runs":  # the long runs decide; the literature is what they are read with
-        where = "the book's long runs (make checkpoints)" + (f", read with {'; '.join(advice['cite'])}"
-                                                              if advice.get("cite") else "")
+        where = "the book's long runs (one CPU thread, up to half an hour each)"
+        where += f", read with {'; '.join(advice['cite'])}" if advice.get("cite") else ""
     elif advice.get("cite"):
         where = f"{regime}: {'; '.join(advice['cite'])}"
     else:
