@@ -200,6 +200,24 @@ def test_the_tree_figures_draw_a_record():
     plt.close(figure)
 
 
+def test_no_tree_label_covers_a_marker_or_another_label():
+    from seqviz.viz import beam_tree_figure
+    from seqviz.viz.beams import LABEL_CLEAR
+
+    labels = ["<bos>", "<eos>", "a", "b", "c", "d", "e"]
+    for seed in range(6):
+        _, record = beam_search(random_model(7, seed, 0.5), BOS, EOS, beam_size=3, max_len=6, return_record=True,
+                                pruned_per_step=3)
+        fig = beam_tree_figure(record.nodes, labels, record.best)
+        points = [(x, y, text) for trace in fig.data if "markers" in (trace.mode or "")
+                  for x, y, text in zip(trace.x, trace.y, trace.text or [""] * len(trace.x))]
+        assert points, "the tree drew no markers"
+        for x, y, text in points:
+            if text:   # a label sits above its node: nothing of its step may lie just above
+                above = [other for ox, other, _ in points if ox == x and y - LABEL_CLEAR < other < y]
+                assert not above, f"seed {seed}: the label {text!r} at step {x} covers a node at {above}"
+
+
 def test_score_sequence_matches_the_search():
     from seqviz.decode import score_sequence
 

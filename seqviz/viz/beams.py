@@ -22,6 +22,7 @@ from .basic import slider_figure, wrap_title
 
 SHORT = {"kept": "in the beam", "finished": "finished", "pruned": "pruned"}  # plotly's legend: two rows on a phone
 LABEL_LEAVES = 2.0  # the least distance, in leaves, between two labelled nodes of one step (plotly tree)
+LABEL_CLEAR = 1.5  # the least room, in leaves, between a labelled node and the next node above it (plotly tree)
 LEAF_PX = 16  # pixels between two leaves of the plotly tree: an 8-point label's height and a little air
 LABEL_GAP = 10.5  # points between two labelled nodes of one step: an 8-point label's height and a little air
 STYLE = {  # status -> (legend name, colour, symbol)
@@ -89,12 +90,19 @@ def beam_tree_figure(nodes: Sequence[dict], labels: Sequence[str], best: Sequenc
         return " ".join(out[::-1])
 
     # a label sits above its node; where two labelled nodes of one step lie closer than LABEL_LEAVES leaves, only
-    # the upper one (the better hypothesis) is labelled, so that no two labels overprint (hover shows every node)
+    # the upper one (the better hypothesis) is labelled, so that no two labels overprint, and a node with another
+    # node of its step (pruned ones too) less than LABEL_CLEAR leaves above it goes unlabelled, so that no label
+    # covers a marker (hover shows every node)
+    column = {}
+    for n in shown:
+        column.setdefault(n["step"], []).append(y[n["id"]])
     labelled, last_at = set(), {}
     for n in sorted((n for n in shown if n["status"] != "pruned"), key=lambda n: (n["step"], y[n["id"]])):
-        if y[n["id"]] - last_at.get(n["step"], -1e9) >= LABEL_LEAVES:
+        here = y[n["id"]]
+        covered = any(here - LABEL_CLEAR < other < here for other in column[n["step"]])
+        if here - last_at.get(n["step"], -1e9) >= LABEL_LEAVES and not covered:
             labelled.add(n["id"])
-            last_at[n["step"]] = y[n["id"]]
+            last_at[n["step"]] = here
     fig = go.Figure()
     ex, ey = [], []
     for n in shown:
