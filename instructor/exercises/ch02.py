@@ -115,7 +115,7 @@ def _hidden_grad_w(answer, g):
     return agree(answer, _grad_w_reference, cases, "grad_w", atol=1e-6, rtol=1e-6)
 
 
-# ex5: with W_hh = 0, h_t = tanh(W_xh x_t + b): the last note has seen only the last word
+# ex5: with W_hh = 0, h_t = tanh(W_ih x_t + b): the last note has seen only the last word
 values("ch02", no_recurrence=lambda choices: choices[1])
 solution("ch02.ex5", lambda: "b", wrong={"every word": (lambda: "a", "only through W_hh"),
                                         "none": (lambda: "c", "not stuck at zero")})

@@ -136,7 +136,7 @@ def check_grad_w(answer):
 
 # -- ex5: the note without its recurrent matrix (predict, then run) ------------------------------
 
-CH02_EX5_CHOICES = ("a) every word, as before: W_xh still reads each of them",
+CH02_EX5_CHOICES = ("a) every word, as before: W_ih still reads each of them",
                     "b) only the last word",
                     "c) none: without W_hh the note stays at zero")
 
@@ -145,11 +145,11 @@ CH02_EX5_CHOICES = ("a) every word, as before: W_xh still reads each of them",
 def check_no_recurrence(answer):
     choice = as_choice(answer, CH02_EX5_CHOICES, "the words you predict")
     if choice == EXPECTED("no_recurrence", "choice", CH02_EX5_CHOICES):
-        return True, ("With W_hh = 0 each step writes h_t = tanh(W_xh x_t + b) from the current word alone, so the "
+        return True, ("With W_hh = 0 each step writes h_t = tanh(W_ih x_t + b) from the current word alone, so the "
                       "last note, the one the classifier reads, has seen only the last word. Everything a plain RNN "
                       "remembers travels through W_hh.")
     if choice.startswith("a)"):
-        return False, ("W_xh does read every word, but a word can reach a later note only through W_hh: with "
-                       "W_hh = 0 each note is tanh(W_xh x_t + b), and the last one has seen only the last word.")
-    return False, ("The note is not stuck at zero: each step still writes tanh(W_xh x_t + b) from the current word. "
+        return False, ("W_ih does read every word, but a word can reach a later note only through W_hh: with "
+                       "W_hh = 0 each note is tanh(W_ih x_t + b), and the last one has seen only the last word.")
+    return False, ("The note is not stuck at zero: each step still writes tanh(W_ih x_t + b) from the current word. "
                    "Only what came before it is lost.")

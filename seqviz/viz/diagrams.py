@@ -85,7 +85,7 @@ def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet
     last = x0 + (len(tokens) - 1) * dx
     s = _Sketch(size, (-0.4, last + 1.5), (-0.75, 2.7))
     # folded: one cell with a loop on itself
-    s.box(0.6, 1.0, "$W_{xh}, W_{hh}, b$", NOTE, w=1.25, h=0.62, size=9)
+    s.box(0.6, 1.0, "$W_{ih}, W_{hh}, b$", NOTE, w=1.25, h=0.62, size=9)
     s.wire([(0.6, 0.0), (0.6, 0.67)])
     s.text(0.6, -0.12, "$x_t$", size=10, va="top")
     s.wire([(0.6, 1.33), (0.6, 1.85)])
@@ -98,7 +98,7 @@ def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet
     s.text(2.62, 1.0, "$h_0$", size=10)
     for t, token in enumerate(tokens):
         x = x0 + t * dx
-        s.box(x, 1.0, "same\n$W_{xh}, W_{hh}, b$", NOTE, w=1.05, h=0.7, size=9)
+        s.box(x, 1.0, "same\n$W_{ih}, W_{hh}, b$", NOTE, w=1.05, h=0.7, size=9)
         s.wire([(x - dx + 0.55 if t else 2.85, 1.0), (x - 0.55, 1.0)])
         if t:
             s.text(x - dx / 2 - 0.02, 1.17, f"$h_{t}$", size=9)
