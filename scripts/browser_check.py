@@ -319,11 +319,79 @@ def report_live(rows: list[dict], results: Path):
     (results / "page_views.md").write_text("\n".join(lines) + "\n")
 
 
+def _worker(html: str, shots: str, todo, done) -> None:
+    """One worker: its own server, Chromium and fonts; checks the pages it takes from ``todo`` until a None."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    html, shots = Path(html), Path(shots)
+    env, extra_fonts = font_environment(Path(tempfile.mkdtemp(prefix="seqviz-fonts-")))
+    fonts = FontFiles(extra_fonts)
+    server = serve(html)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, env=env)
+            for index, rel in iter(todo.get, None):
+                try:
+                    done.put((index, *check_page(browser, base, html, html / rel, shots, fonts)))
+                except Exception as error:  # noqa: BLE001  (a page that breaks the checker fails, the rest go on)
+                    done.put((index, {"page": rel, "broken": f"{type(error).__name__}: {error}"}, []))
+            browser.close()
+    finally:
+        server.shutdown()
+
+
+def checked(html: Path, todo: list[Path], shots: Path, jobs: int):
+    """Yield ``(row, problems)`` for every page, in order, checked by ``jobs`` worker processes at once."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    queue, done = context.Queue(), context.Queue()
+    for index, path in enumerate(todo):
+        queue.put((index, path.relative_to(html).as_posix()))
+    for _ in range(jobs):
+        queue.put(None)
+    workers = [context.Process(target=_worker, args=(str(html), str(shots), queue, done), daemon=True)
+               for _ in range(jobs)]
+    for worker in workers:
+        worker.start()
+    results, next_index = {}, 0
+    try:
+        while next_index < len(todo):
+            while next_index not in results:
+                try:
+                    index, row, problems = done.get(timeout=5)
+                except Exception:  # noqa: BLE001  (queue.Empty: is every worker still alive?)
+                    if not any(w.is_alive() for w in workers) and done.empty():
+                        raise RuntimeError("every browser-check worker stopped before the last page") from None
+                    continue
+                results[index] = row, problems
+            row, problems = results.pop(next_index)
+            if "broken" in row:
+                row, problems = _broken_row(row["page"]), [f"the check itself failed: {row['broken']}"]
+            yield row, problems
+            next_index += 1
+    finally:
+        for worker in workers:
+            worker.join(timeout=30)
+            if worker.is_alive():
+                worker.terminate()
+
+
+def _broken_row(page: str) -> dict:
+    return {"page": page, "kb": 0, "load_s": 0.0, "errors": "?", "third_party": "?", "drawn": 0, "plots": 0,
+            "rendered": 0, "views": 0, "headsDrawn": 0, "heads": 0, "solutions": 0, "leaks": 0, "colab": False,
+            "glyphs_missing": "?", "live": []}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
     parser.add_argument("--shots", default=None, help="screenshot folder (default: <html>/../screenshots)")
     parser.add_argument("--pages", nargs="*", default=[], help="glob patterns of pages to check (default: all)")
+    parser.add_argument("--jobs", type=int, default=2, help="pages checked at once, each worker with its own Chromium")
     args = parser.parse_args(argv)
     html = Path(args.html).resolve()
     if not (html / "index.html").exists():
@@ -331,52 +399,40 @@ def main(argv=None) -> int:
         return 2
     shots = Path(args.shots) if args.shots else html.parent / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
-    from playwright.sync_api import sync_playwright
+    import playwright.sync_api  # noqa: F401  (fails here, not in a worker, where playwright is missing)
 
     switch = "seqviz-language" in (html / "index.html").read_text(errors="replace")  # the book's own theme adds it
     if switch and not (html / "zh" / "index.html").exists():
         print(f"no Chinese edition at {html / 'zh'}: run `make book-zh` (or `make book-zh-quick`) after the English "
               "book; the language switch of every English page points into it")
         return 2
-    import tempfile
-
-    tmp = Path(tempfile.mkdtemp(prefix="seqviz-fonts-"))
-    env, extra_fonts = font_environment(tmp)
-    fonts = FontFiles(extra_fonts)
-    server = serve(html)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    todo = pages(html, args.pages)
+    jobs = max(1, min(args.jobs, len(todo)))
     failures = 0
     print("| page | HTML kB | load s | console errors | third-party requests | plots drawn | widgets rendered "
           "| bertviz drawn | solutions (shown early) | Colab link | missing glyphs |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     heads = heads_drawn = 0
     slow, live_rows = [], []
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, env=env)
-            for path in pages(html, args.pages):
-                row, problems = check_page(browser, base, html, path, shots, fonts)
-                failures += bool(problems)
-                print(f"| {row['page']} | {row['kb']:.0f} | {row['load_s']:.2f} | {row['errors']} | "
-                      f"{row['third_party']} | {row['drawn']}/{row['plots']} | {row['rendered']}/{row['views']} | "
-                      f"{row['headsDrawn']}/{row['heads']} | {row['solutions']} ({row['leaks']}) | "
-                      f"{'yes' if row['colab'] else 'no'} | {row['glyphs_missing']} |")
-                heads, heads_drawn = heads + row["heads"], heads_drawn + row["headsDrawn"]
-                live_rows += [live_row(row["page"], k, drive) for k, drive in enumerate(row["live"]) if "ms" in drive]
-                for problem in problems:
-                    print(f"    FAIL {row['page']}: {problem}")
-                if row["load_s"] > MAX_LOAD_SECONDS:   # a time: reported against its budget, never a failure
-                    slow.append(row["page"])
-                    print(f"    SLOW {row['page']}: load to network idle took {row['load_s']:.2f} s "
-                          f"(budget {MAX_LOAD_SECONDS} s)")
-            browser.close()
-    finally:
-        server.shutdown()
+    for row, problems in checked(html, todo, shots, jobs):   # in page order, whatever order they finish in
+        failures += bool(problems)
+        print(f"| {row['page']} | {row['kb']:.0f} | {row['load_s']:.2f} | {row['errors']} | "
+              f"{row['third_party']} | {row['drawn']}/{row['plots']} | {row['rendered']}/{row['views']} | "
+              f"{row['headsDrawn']}/{row['heads']} | {row['solutions']} ({row['leaks']}) | "
+              f"{'yes' if row['colab'] else 'no'} | {row['glyphs_missing']} |", flush=True)
+        heads, heads_drawn = heads + row["heads"], heads_drawn + row["headsDrawn"]
+        live_rows += [live_row(row["page"], k, drive) for k, drive in enumerate(row["live"]) if "ms" in drive]
+        for problem in problems:
+            print(f"    FAIL {row['page']}: {problem}")
+        if row["load_s"] > MAX_LOAD_SECONDS:   # a time: reported against its budget, never a failure
+            slow.append(row["page"])
+            print(f"    SLOW {row['page']}: load to network idle took {row['load_s']:.2f} s "
+                  f"(budget {MAX_LOAD_SECONDS} s)")
     print(f"bertviz views drawn (lines between tokens): {heads_drawn} of {heads}")
     if live_rows:
         report_live(live_rows, ROOT / "benchmarks" / "results")
     print(f"pages over the {MAX_LOAD_SECONDS} s load budget: {len(slow)} (a timing depends on what else the machine "
-          "runs: measured and reported here, as every speed budget is, not asserted)")
+          f"runs, here {jobs} page(s) at once: measured and reported, as every speed budget is, not asserted)")
     print(f"screenshots in {shots}")
     print(f"browser check: {'FAILED on ' + str(failures) + ' page(s)' if failures else 'all pages passed'}")
     return 1 if failures else 0

@@ -221,6 +221,83 @@ def write_results(rows: list[dict], results: Path) -> tuple[Path, Path]:
     return csv_path, md_path
 
 
+def _worker(todo, done, shots: str, timeout_s: float, slow_s: float) -> None:
+    """One worker: its own copy of the chapters, JupyterLab and Chromium; runs the chapters it takes from ``todo``."""
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(shots)
+    with tempfile.TemporaryDirectory(prefix="seqviz-live-") as tmp:
+        workdir = Path(tmp)
+        shutil.copytree(ROOT / "notebooks", workdir / "notebooks",
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        lab = Lab(workdir)
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                try:
+                    for notebook in iter(todo.get, None):
+                        try:
+                            done.put((notebook, check_chapter(browser, lab, notebook, shots, timeout_s, slow_s)))
+                        except Exception as error:  # noqa: BLE001  (this chapter fails; the others still run)
+                            summary = {"chapter": notebook.split("_")[0], "run_all_s": 0.0, "total_s": 0.0, "views": 0}
+                            done.put((notebook, ([], [f"the check itself failed: {type(error).__name__}: {error}"],
+                                                 summary)))
+                finally:
+                    browser.close()
+        finally:
+            lab.stop()
+            log = workdir / "jupyterlab.log"
+            done.put((None, log.read_text()[-3000:] if log.exists() else "(none)"))
+
+
+def checked(notebooks: list[str], shots: Path, timeout_s: float, slow_s: float, jobs: int):
+    """Yield ``(notebook, (rows, problems, summary))`` in chapter order, then ``(None, log)`` per worker.
+
+    The chapters are dealt out longest first (by file size) to ``jobs`` worker processes.
+    """
+    import multiprocessing
+    import queue as queues
+
+    context = multiprocessing.get_context("spawn")
+    todo, done = context.Queue(), context.Queue()
+    for notebook in sorted(notebooks, key=lambda n: -(ROOT / "notebooks" / n).stat().st_size):
+        todo.put(notebook)
+    for _ in range(jobs):
+        todo.put(None)
+    workers = [context.Process(target=_worker, args=(todo, done, str(shots), timeout_s, slow_s), daemon=True)
+               for _ in range(jobs)]
+    for worker in workers:
+        worker.start()
+    results, logs, order = {}, [], list(notebooks)
+    try:
+        while order or len(logs) < jobs:
+            try:
+                notebook, outcome = done.get(timeout=5)
+            except queues.Empty:
+                if not any(w.is_alive() for w in workers) and done.empty():
+                    for notebook in order:
+                        yield notebook, results.pop(notebook, None) or (
+                            [], ["its worker stopped before it ran"],
+                            {"chapter": notebook.split("_")[0], "run_all_s": 0.0, "total_s": 0.0, "views": 0})
+                    order = []
+                    break
+                continue
+            if notebook is None:
+                logs.append(outcome)
+            else:
+                results[notebook] = outcome
+            while order and order[0] in results:
+                first = order.pop(0)
+                yield first, results.pop(first)
+        for log in logs:
+            yield None, log
+    finally:
+        for worker in workers:
+            worker.join(timeout=60)
+            if worker.is_alive():
+                worker.terminate()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notebooks", nargs="*", default=[], help="chapter numbers or name prefixes (default: all)")
@@ -228,6 +305,8 @@ def main(argv=None) -> int:
     parser.add_argument("--results", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--timeout", type=float, default=300, help="seconds for one chapter's Run All")
     parser.add_argument("--slow", type=float, default=30, help="seconds an update may take before it counts as none")
+    parser.add_argument("--jobs", type=int, default=2,
+                        help="chapters run at once, each worker with its own JupyterLab and Chromium")
     args = parser.parse_args(argv)
     notebooks = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")
                        if not args.notebooks or any(p.name.startswith(n) for n in args.notebooks))
@@ -238,41 +317,30 @@ def main(argv=None) -> int:
     if shots.exists():
         shutil.rmtree(shots)
     shots.mkdir(parents=True)
-    from playwright.sync_api import sync_playwright
-
     start = time.monotonic()
     rows, failures, summaries = [], 0, []
-    with tempfile.TemporaryDirectory(prefix="seqviz-live-") as tmp:
-        workdir = Path(tmp)
-        shutil.copytree(ROOT / "notebooks", workdir / "notebooks",
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-        lab = Lab(workdir)
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                try:
-                    for notebook in notebooks:
-                        chapter_rows, problems, summary = check_chapter(browser, lab, notebook, shots, args.timeout,
-                                                                        args.slow)
-                        rows += chapter_rows
-                        summaries.append(summary)
-                        failures += bool(problems)
-                        print(f"{notebook}: ran all cells in {summary['run_all_s']:.0f} s, {summary['views']} live "
-                              f"view(s), {summary['total_s']:.0f} s in all: {'FAILED' if problems else 'ok'}",
-                              flush=True)
-                        for problem in problems:
-                            print(f"    FAIL {notebook}: {problem}", flush=True)
-                finally:
-                    browser.close()
-        finally:
-            lab.stop()
-            if failures:
-                print(f"JupyterLab's log: {(workdir / 'jupyterlab.log').read_text()[-3000:]}")
+    jobs = max(1, min(args.jobs, len(notebooks)))
+    results, logs = {}, []
+    for notebook, outcome in checked(notebooks, shots, args.timeout, args.slow, jobs):
+        if notebook is None:   # a worker's JupyterLab log, printed if a chapter failed
+            logs.append(outcome)
+            continue
+        chapter_rows, problems, summary = outcome
+        rows += chapter_rows
+        summaries.append(summary)
+        failures += bool(problems)
+        print(f"{notebook}: ran all cells in {summary['run_all_s']:.0f} s, {summary['views']} live "
+              f"view(s), {summary['total_s']:.0f} s in all: {'FAILED' if problems else 'ok'}", flush=True)
+        for problem in problems:
+            print(f"    FAIL {notebook}: {problem}", flush=True)
+    if failures:
+        for log in logs:
+            print(f"JupyterLab's log: {log}")
     csv_path, md_path = write_results(rows, Path(args.results))
     print()
     print(md_path.read_text())
     print(f"wrote {csv_path} and {md_path}; screenshots in {shots}")
-    print(f"live check: {len(notebooks)} chapters in {time.monotonic() - start:.0f} s: "
+    print(f"live check: {len(notebooks)} chapters in {time.monotonic() - start:.0f} s, {jobs} at once: "
           f"{'FAILED on ' + str(failures) + ' chapter(s)' if failures else 'every live view answered'}")
     return 1 if failures else 0
 

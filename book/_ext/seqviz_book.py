@@ -92,6 +92,24 @@ def _switch(app, pagename, templatename, context, doctree):
     context.update(seqviz_language_label=label, seqviz_language_code=code, seqviz_language_title=title)
 
 
+def _executed(app, config):
+    """``SEQVIZ_EXECUTED=<folder>``: the notebooks were just executed into that jupyter-cache, several at once
+    (scripts/execute_notebooks.py, run by the Makefile's book targets): myst-nb merges their outputs from it and
+    runs only a notebook it does not find there. Without the variable the build runs every notebook itself
+    (``execute_notebooks: force`` in _config.yml), so a direct ``jupyter-book build`` never shows stale outputs.
+    """
+    import os
+
+    cache = os.environ.get("SEQVIZ_EXECUTED")
+    if not cache:
+        return
+    if not Path(cache).is_dir():
+        raise ValueError(f"SEQVIZ_EXECUTED must name the folder scripts/execute_notebooks.py wrote, got {cache!r} "
+                         "(no such folder)")
+    config.nb_execution_mode = "cache"
+    config.nb_execution_cache_path = str(Path(cache).resolve())
+
+
 def _header(app, config):
     if config.seqviz_edition not in EDITIONS:
         raise ValueError(f"seqviz_edition must be one of {list(EDITIONS)}, got {config.seqviz_edition!r}")
@@ -262,6 +280,7 @@ def setup(app):
     app.add_directive("zh-untranslated", Untranslated)
     app.add_transform(GluedMarkup)
     app.connect("config-inited", _header)
+    app.connect("config-inited", _executed)
     app.connect("html-page-context", lambda app, pagename, templatename, context, doctree: _clean(pagename, context))
     app.connect("html-page-context", _switch)
     app.connect("doctree-read", lambda app, doctree: _count(app, doctree, app.env.docname))

@@ -1,0 +1,110 @@
+"""Run a book's notebooks a few at a time into the cache its build then reads, instead of one after another.
+
+Jupyter Book runs one notebook at a time, and each chapter's kernel uses one thread (the Makefile's
+``OMP_NUM_THREADS=1``): on two cores half the machine idles through the whole build. This script executes
+the notebooks in ``--jobs`` worker processes (longest first, by the times of the last run where there is one),
+each in its own kernel, in the notebook's folder as the build would, and stores every executed notebook in a
+fresh jupyter-cache at ``--cache`` (removed first: nothing of an earlier run is ever reused). The build then
+runs with ``SEQVIZ_EXECUTED=<cache>``: the book's extension (``book/_ext/seqviz_book.py``) switches myst-nb
+to that cache, which matches each notebook by the hash of its code and merges the outputs in. A notebook
+that failed here is not stored, so the build runs it again and reports its error as it always does; this
+script also prints the failing cell and exits with 1.
+
+The environment (``SEQVIZ_QUICK``, ``SEQVIZ_BOOK``, threads) is the caller's, passed to every kernel.
+Per-notebook times go to ``<cache>/../notebook-times.csv`` (and are printed).
+
+Usage: ``python scripts/execute_notebooks.py --cache _build/.jupyter_cache [--jobs 2] notebooks/*.ipynb``
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def execute(path: str, timeout: int) -> tuple[str, str | None, float, str | None]:
+    """Execute one notebook in its own folder: (path, executed notebook as JSON or None, seconds, error)."""
+    import nbformat
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    notebook = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
+                                 meta_override=True)
+    seconds = time.perf_counter() - start
+    if result.err is not None:
+        return path, None, seconds, result.exc_string or f"{type(result.err).__name__}: {result.err}"
+    return path, nbformat.writes(notebook), seconds, None
+
+
+def last_times(csv_path: Path) -> dict[str, float]:
+    try:
+        with csv_path.open() as f:
+            return {row["notebook"]: float(row["seconds"]) for row in csv.DictReader(f)}
+    except (OSError, KeyError, ValueError):
+        return {}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="+", help="the notebooks to execute")
+    parser.add_argument("--cache", required=True, help="the jupyter-cache folder the build will read (made afresh)")
+    parser.add_argument("--jobs", type=int, default=2, help="notebooks executed at once")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds one cell may take")
+    args = parser.parse_args(argv)
+    paths = [Path(p).resolve() for p in args.notebooks]
+    missing = [str(p) for p in paths if p.suffix != ".ipynb" or not p.is_file()]
+    if missing:
+        print(f"expected notebook files (.ipynb), got: {', '.join(missing)}")
+        return 2
+    if args.jobs < 1:
+        print(f"expected --jobs of 1 or more, got {args.jobs}")
+        return 2
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache_dir = Path(args.cache).resolve()
+    times_csv = cache_dir.parent / "notebook-times.csv"
+    previous = last_times(times_csv)
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    cache = get_cache(str(cache_dir))
+    order = sorted(paths, key=lambda p: (-previous.get(p.relative_to(ROOT).as_posix(), 0.0), -p.stat().st_size))
+    start = time.perf_counter()
+    rows, failed = [], []
+    with ProcessPoolExecutor(max_workers=min(args.jobs, len(order))) as pool:
+        futures = [pool.submit(execute, str(p), args.timeout) for p in order]
+        for future in as_completed(futures):
+            path, text, seconds, error = future.result()
+            rel = Path(path).relative_to(ROOT).as_posix()
+            rows.append({"notebook": rel, "seconds": f"{seconds:.1f}", "ok": error is None})
+            if error is not None:
+                failed.append(rel)
+                print(f"{rel}: FAILED after {seconds:.0f} s\n{error}", flush=True)
+                continue
+            cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(text, as_version=4), uri=path,
+                                                      data={"execution_seconds": seconds}),
+                                        check_validity=False, overwrite=True)
+            print(f"{rel}: executed in {seconds:.0f} s", flush=True)
+    rows.sort(key=lambda r: r["notebook"])
+    times_csv.parent.mkdir(parents=True, exist_ok=True)
+    with times_csv.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["notebook", "seconds", "ok"])
+        writer.writeheader()
+        writer.writerows(rows)
+    total = sum(float(r["seconds"]) for r in rows)
+    print(f"{len(rows)} notebooks in {time.perf_counter() - start:.0f} s, {args.jobs} at once "
+          f"({total:.0f} s one after another); times in {times_csv}"
+          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""scripts/execute_notebooks.py: notebooks run several at once into the jupyter-cache the book build reads.
+
+The build (``SEQVIZ_EXECUTED``, book/_ext/seqviz_book.py) merges a cached notebook's outputs only where the
+cache matches the notebook's code: these tests check that the cache the script writes does match, that a
+failing notebook is reported with its cell and left out (so the build would run it and fail as before), and that
+the switch to the cache refuses a folder that does not exist.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "execute_notebooks.py"
+
+
+def notebook(path: Path, *sources: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# A page"), *(nbformat.v4.new_code_cell(s) for s in sources)]
+    nbformat.write(nb, path)
+    return path
+
+
+def run(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+def test_the_cache_matches_each_notebook_and_holds_its_outputs(tmp_path):
+    from jupyter_cache import get_cache
+
+    first = notebook(tmp_path / "first.ipynb", "import os\nprint(os.path.basename(os.getcwd()))", "6 * 7")
+    (tmp_path / "sub").mkdir()
+    second = notebook(tmp_path / "sub" / "second.ipynb", "print('two')")
+    cache_dir = tmp_path / "cache"
+    (cache_dir).mkdir()
+    (cache_dir / "stale").write_text("from an earlier run")   # removed: nothing of an earlier run is reused
+    result = run("--jobs", 2, "--cache", cache_dir, first, second)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (cache_dir / "stale").exists()
+    cache = get_cache(str(cache_dir))
+    for path in (first, second):   # as the build reads it: the source notebook, without outputs
+        record = cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        assert Path(record.uri) == path
+    _, merged = cache.merge_match_into_notebook(nbformat.read(first, as_version=4))
+    outputs = [cell.outputs for cell in merged.cells if cell.cell_type == "code"]
+    assert outputs[0][0]["text"].strip() == tmp_path.name   # run in the notebook's own folder
+    assert outputs[1][0]["data"]["text/plain"] == "42"
+    times = (tmp_path / "notebook-times.csv").read_text().splitlines()
+    assert times[0] == "notebook,seconds,ok" and len(times) == 3
+
+
+def test_a_failing_notebook_is_reported_with_its_cell_and_left_out_of_the_cache(tmp_path):
+    from jupyter_cache import get_cache
+
+    good = notebook(tmp_path / "good.ipynb", "1 + 1")
+    bad = notebook(tmp_path / "bad.ipynb", "x = 1", "raise RuntimeError('the loss went up')")
+    cache_dir = tmp_path / "cache"
+    result = run("--cache", cache_dir, good, bad)
+    assert result.returncode == 1
+    assert "bad.ipynb: FAILED" in result.stdout and "the loss went up" in result.stdout
+    assert "FAILED: " in result.stdout.splitlines()[-1]
+    cache = get_cache(str(cache_dir))
+    cache.match_cache_notebook(nbformat.read(good, as_version=4))
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(bad, as_version=4))
+
+
+def test_bad_arguments_get_a_sentence_not_a_traceback(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a notebook")
+    result = run("--cache", tmp_path / "cache", text)
+    assert result.returncode == 2 and "expected notebook files (.ipynb), got" in result.stdout
+    assert "Traceback" not in result.stderr
+    good = notebook(tmp_path / "good.ipynb", "1")
+    result = run("--cache", tmp_path / "cache", "--jobs", 0, good)
+    assert result.returncode == 2 and "expected --jobs of 1 or more, got 0" in result.stdout
+
+
+def test_the_book_switches_to_the_cache_only_when_told_and_only_to_a_real_folder(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import seqviz_book
+
+    class Config:
+        nb_execution_mode, nb_execution_cache_path = "force", ""
+
+    monkeypatch.delenv("SEQVIZ_EXECUTED", raising=False)
+    config = Config()
+    seqviz_book._executed(None, config)
+    assert (config.nb_execution_mode, config.nb_execution_cache_path) == ("force", "")
+    monkeypatch.setenv("SEQVIZ_EXECUTED", str(tmp_path))
+    seqviz_book._executed(None, config)
+    assert (config.nb_execution_mode, config.nb_execution_cache_path) == ("cache", str(tmp_path.resolve()))
+    monkeypatch.setenv("SEQVIZ_EXECUTED", str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="SEQVIZ_EXECUTED must name the folder"):
+        seqviz_book._executed(None, Config())
