@@ -61,9 +61,9 @@ install: $(STAMP)
 # The test tiers (markers in pyproject.toml, rules in tests/conftest.py): `unit` is fast and needs nothing but the
 # venv; `browser` drives headless Chromium (skipped with a one-line note where it is missing; SEQVIZ_REQUIRE_BROWSER=1
 # makes that a failure, as CI does); `integration` grades and runs the student editions; `notebooks` executes each
-# chapter once. `make test` runs every tier, each test and each notebook once, in one pytest run spread over
-# TEST_JOBS worker processes (pytest-xdist; default: one per core, each one-threaded): the slow integration tests
-# and the notebooks then share the cores instead of queueing behind each other.
+# chapter once through nbmake. `make test` runs every tier, each test once, in one pytest run spread over
+# TEST_JOBS worker processes (pytest-xdist; default: one per core, each one-threaded: the slow integration tests
+# share the cores instead of queueing behind each other), then builds both editions in quick mode.
 PYTEST := $(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest -q -p no:cacheprovider
 TEST_JOBS ?= auto
 unit: $(STAMP)
@@ -78,8 +78,11 @@ integration: $(STAMP)
 notebooks: $(STAMP)
 	$(PYTEST) -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
 
+# The notebooks run in the book builds of both editions (books-quick: every notebook once per edition, two at a
+# time, with warnings as errors) rather than once more through nbmake (`make notebooks`, plain kernels).
 test: $(STAMP)
-	$(PYTEST) -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 tests $(NOTEBOOKS)
+	$(PYTEST) -n $(TEST_JOBS) tests
+	$(MAKE) --no-print-directory books-quick
 
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build. MPLBACKEND is unset for the
 # build (CI exports Agg for its tests): with it set, the kernel never selects the inline backend and every diagram

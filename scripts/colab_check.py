@@ -17,6 +17,10 @@
    ipywidgets: chapters 1, 3, 5, 10) runs in the classic Notebook 6.5 with ipywidgets 7.7.1 in headless Chromium
    (the nearest front end to Colab's widget renderer that runs here): Cell > Run All, then every live view is
    used (typed into, slid, picked, bad inputs) and must redraw. The others run through nbclient.
+   The Chinese edition's chapters (``zh/notebooks``, the same code cell for cell, ``sync_zh.py --check``) run
+   their Colab cell (the ``zh`` extra and the CJK font), their set-up (``set_language("zh")``, the catalogues)
+   and their first figure; ``--zh-full`` names those run in full, like the English ones (default: chapter 1,
+   a classic-Notebook chapter with a widget view).
 5. **Each output in its own sandboxed iframe**, as Colab renders outputs: every HTML output of every chapter is
    served from another origin than the page around it, with no require.js; every ``seqviz-web`` view must draw,
    match seqviz's numbers and answer typing, sliding and picking; every bertviz view must draw its lines and
@@ -67,6 +71,9 @@ def main(argv=None) -> int:
     parser.add_argument("--slow", type=float, default=30, help="seconds an update may take before it counts as none")
     parser.add_argument("--jobs", type=int, default=2, help="chapters run at once (nbclient beside the classic Notebook)")
     parser.add_argument("--out", default=str(ROOT / "_build" / "colab"))
+    parser.add_argument("--zh-full", nargs="*", default=["01"],
+                        help="chapters of the Chinese edition run in full (the others: their Colab cell, set-up and "
+                             "first figure; their code is the English chapters', run in full here)")
     args = parser.parse_args(argv)
     colab = Path(args.colab).resolve()
     if not (colab / "bin" / "python").exists():
@@ -114,7 +121,10 @@ def main(argv=None) -> int:
             notebook["metadata"]["kernelspec"] = {"name": runtime.name, "display_name": runtime.name,
                                                   "language": "python"}
             chapters[chapter] = (path, notebook, runtime)
-        classic = [c for c, (_, nb, _) in chapters.items() if has_kernel_widgets(nb)]
+        # a Chinese chapter not in --zh-full runs to its first figure: its Colab cell (the zh extra, the CJK font),
+        # set_language and the catalogues, one figure drawn in Chinese; the rest is the English code, run above
+        lite = {c for c in chapters if c.startswith("zh-") and c.removeprefix("zh-") not in args.zh_full}
+        classic = [c for c, (_, nb, _) in chapters.items() if has_kernel_widgets(nb) and c not in lite]
         plotly_js = site_packages(colab) / "plotly" / "package_data" / "plotly.min.js"
         waiting, ran = queue.Queue(), queue.Queue()   # chapters for nbclient; chapters whose frames are due
         for chapter in chapters:
@@ -129,8 +139,10 @@ def main(argv=None) -> int:
                 except queue.Empty:
                     return
                 path, notebook, runtime = chapters[chapter]
-                results[chapter] = run_nbclient(notebook, runtime, args.timeout)
-                print(f"{path.name}: ran in {results[chapter]['run_s']:.0f} s (nbclient)", flush=True)
+                results[chapter] = run_nbclient(notebook, runtime, args.timeout, until_figure=chapter in lite)
+                print(f"{path.relative_to(ROOT)}: ran in {results[chapter]['run_s']:.0f} s "
+                      f"({results[chapter]['front']}, {results[chapter]['ran']} of {results[chapter]['cells']} "
+                      "code cells)", flush=True)
                 ran.put(chapter)
                 if once:
                     return

@@ -103,8 +103,13 @@ def error_of(notebook: dict) -> str | None:
     return None
 
 
-def run_nbclient(notebook: dict, runtime: Runtime, timeout: float) -> dict:
-    """Run all cells, top to bottom, in the chapter's fresh kernel; stops at the first error, as Run all does."""
+def run_nbclient(notebook: dict, runtime: Runtime, timeout: float, until_figure: bool = False) -> dict:
+    """Run all cells, top to bottom, in the chapter's fresh kernel; stops at the first error, as Run all does.
+
+    ``until_figure``: stop after the first cell past the Colab cell that draws a picture (a PNG or SVG output):
+    the Colab cell's install, the chapter's set-up (imports, ``set_language``) and one figure, for an edition
+    whose code is the other's, cell for cell (scripts/sync_zh.py --check), run in full here already.
+    """
     import nbclient
     import nbformat
     from nbclient.exceptions import CellExecutionError
@@ -116,13 +121,25 @@ def run_nbclient(notebook: dict, runtime: Runtime, timeout: float) -> dict:
                                      resources={"metadata": {"path": str(runtime.cwd)}}, record_timing=True)
     problem = None
     try:
-        client.execute()
+        if not until_figure:
+            client.execute()
+        else:
+            with client.setup_kernel():
+                code_seen = 0
+                for index, cell in enumerate(notebook.cells):
+                    if cell.cell_type != "code":
+                        continue
+                    client.execute_cell(cell, index)
+                    code_seen += 1
+                    if code_seen > 1 and any({"image/png", "image/svg+xml"} & set(o.get("data", {}))
+                                             for o in cell.outputs):
+                        break
     except CellExecutionError as error:
         problem = str(error).strip().splitlines()[-1][:600]
     except Exception as error:  # noqa: BLE001 - a dead kernel or a timeout, reported per chapter
         problem = f"{type(error).__name__}: {str(error)[:600]}"
     code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    return {"front": "nbclient", "notebook": notebook, "run_s": time.monotonic() - start,
-            "install_s": cell_seconds(code[0]),
+    return {"front": "nbclient, to its first figure" if until_figure else "nbclient", "notebook": notebook,
+            "run_s": time.monotonic() - start, "install_s": cell_seconds(code[0]),
             "cells": len(code), "ran": sum(c.get("execution_count") is not None for c in code),
             "problems": [f"Run all stopped: {problem or error_of(notebook)}"] if problem else [], "rows": []}

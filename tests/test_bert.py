@@ -156,6 +156,31 @@ def test_real_bert_loads_offline_when_installed(monkeypatch):
         real_bert.load_real_bert("a-model-that-is-not-cached-here")
 
 
+def test_an_offline_runtime_is_told_so_before_the_hub_client_retries(monkeypatch):
+    import socket
+
+    from seqviz import real_bert
+
+    transformers = pytest.importorskip("transformers")
+    with socket.socket() as listening:   # the probe itself: an open port answers, a closed one does not
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        address = listening.getsockname()
+        assert real_bert.hub_reachable(1.0, address)
+    assert not real_bert.hub_reachable(1.0, address)
+    asked = []   # what the hub client was asked: only its local cache, never the network
+
+    def from_pretrained(source, *args, local_files_only=False, **kwargs):
+        asked.append(local_files_only)
+        raise OSError(f"{source} is not in the local cache")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", from_pretrained)
+    monkeypatch.setattr(real_bert, "hub_reachable", lambda *a, **k: False)
+    with pytest.raises(real_bert.RealBertUnavailable, match="could not reach the Hugging Face hub"):
+        real_bert.load_real_bert("a-model-that-is-not-cached-here", allow_download=True)
+    assert asked == [True]
+
+
 def test_copy_from_hugging_face_gives_the_same_outputs():
     transformers = pytest.importorskip("transformers")
     config = transformers.BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=2, num_attention_heads=4,

@@ -78,3 +78,25 @@ def test_colab_packages_name_the_issues_list_with_a_date_and_torch_as_the_cpu_st
     import re
 
     assert re.search(r"read on \d{4}-\d{2}-\d{2}", text)
+
+
+def test_a_chinese_chapter_runs_its_colab_cell_set_up_and_first_figure_then_stops(tmp_path):
+    import types
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    svg = "<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'></svg>"
+    nb.cells = [nbformat.v4.new_code_cell("print('the Colab cell')"),
+                nbformat.v4.new_markdown_cell("## 1.1"),
+                nbformat.v4.new_code_cell("from IPython.display import SVG, display\nlanguage = 'zh'"),
+                nbformat.v4.new_code_cell("print('no picture yet')"),
+                nbformat.v4.new_code_cell(f"display(SVG({svg!r}))"),
+                nbformat.v4.new_code_cell("raise RuntimeError('past the first figure')")]
+    runtime = types.SimpleNamespace(name="python3", cwd=tmp_path)
+    lite = colab_check.run_nbclient(json.loads(nbformat.writes(nb)), runtime, 120, until_figure=True)
+    assert (lite["ran"], lite["cells"], lite["problems"]) == (4, 5, [])
+    assert lite["front"] == "nbclient, to its first figure"
+    full = colab_check.run_nbclient(json.loads(nbformat.writes(nb)), runtime, 120)
+    assert full["ran"] == 5 and "past the first figure" in full["problems"][0]

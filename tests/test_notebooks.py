@@ -1,5 +1,5 @@
-"""The chapter notebooks follow the conventions of CONTRIBUTING.md (executing them is
-nbmake's job, in `make test`)."""
+"""The chapter notebooks follow the conventions of CONTRIBUTING.md (executing them is the quick book builds'
+job, at the end of `make test`)."""
 
 import json
 import re
