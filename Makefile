@@ -63,7 +63,7 @@ install: $(STAMP)
 # makes that a failure, as CI does); `integration` grades and runs the student editions; `notebooks` executes each
 # chapter once through nbmake. `make test` runs every tier, each test once, in one pytest run spread over
 # TEST_JOBS worker processes (pytest-xdist; default: one per core, each one-threaded: the slow integration tests
-# share the cores instead of queueing behind each other), then builds both editions in quick mode.
+# share the cores instead of queueing behind each other), and builds both editions in quick mode beside them.
 PYTEST := $(RUN_ENV) SEQVIZ_QUICK=1 $(PY) -m pytest -q -p no:cacheprovider
 TEST_JOBS ?= auto
 unit: $(STAMP)
@@ -79,10 +79,15 @@ notebooks: $(STAMP)
 	$(PYTEST) -n $(TEST_JOBS) --nbmake --nbmake-timeout=600 $(NOTEBOOKS)
 
 # The notebooks run in the book builds of both editions (books-quick: every notebook once per edition, two at a
-# time, with warnings as errors) rather than once more through nbmake (`make notebooks`, plain kernels).
+# time, with warnings as errors) rather than once more through nbmake (`make notebooks`, plain kernels). The builds
+# start beside the tests: the tests leave a core idle while one worker waits on a long grading run, the notebooks
+# fill it (the build's log is printed when both are done).
 test: $(STAMP)
-	$(PYTEST) -n $(TEST_JOBS) tests
-	$(MAKE) --no-print-directory books-quick
+	@mkdir -p _build
+	$(MAKE) --no-print-directory books-quick > _build/books-quick.log 2>&1 & books=$$!; \
+	$(PYTEST) -n $(TEST_JOBS) tests; tests=$$?; wait $$books; books=$$?; \
+	echo "== both editions in quick mode (make books-quick, exit $$books)"; cat _build/books-quick.log; \
+	test $$tests -eq 0 && test $$books -eq 0
 
 # An incremental build may not re-execute notebooks: always --all, on a fresh _build. MPLBACKEND is unset for the
 # build (CI exports Agg for its tests): with it set, the kernel never selects the inline backend and every diagram
