@@ -29,6 +29,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _stop_with(parent: int) -> None:
+    """In a worker: exit as soon as the process that started it is gone (killed, or stopped by the user), so that
+    no worker goes on taking notebooks for nobody; its kernel then sees its own parent go and stops too."""
+    import os
+    import threading
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def execute(path: str, timeout: int) -> tuple[str, str | None, float, str | None]:
     """Execute one notebook in its own folder: (path, executed notebook as JSON or None, seconds, error)."""
     import nbformat
@@ -85,7 +99,10 @@ def main(argv=None) -> int:
     order = sorted(paths, key=lambda p: (-previous.get(shown(p), 0.0), -p.stat().st_size))
     start = time.perf_counter()
     rows, failed = [], []
-    with ProcessPoolExecutor(max_workers=min(args.jobs, len(order))) as pool:
+    import os
+
+    with ProcessPoolExecutor(max_workers=min(args.jobs, len(order)), initializer=_stop_with,
+                             initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(execute, str(p), args.timeout) for p in order]
         for future in as_completed(futures):
             path, text, seconds, error = future.result()
