@@ -227,3 +227,22 @@ def test_the_conceptual_question_of_contributing_md_works_as_written():
         EXERCISES.pop("ch99.ex4", None)
         SOLUTIONS.pop("ch99.ex4", None)
         material.VALUES.pop(("ch99", "attention_sums"), None)
+
+
+def test_feedback_is_wrapped_to_the_output_width_and_keeps_every_word():
+    from seqviz.exercises.registry import FEEDBACK_COLUMNS, wrap_feedback
+
+    english = ("❌ Not yet. Your rnn_step returns a tensor of shape (3, 5), but the next step expects the new hidden "
+               "state h_t with shape (3, 8): multiply W_hh by h_prev, not by x_t, and add both biases before the tanh.")
+    chinese = ("❌ 还不对。你的 rnn_step 返回的张量形状是 (3, 5)，但下一步需要形状为 (3, 8) 的新隐状态 h_t："
+               "应当用 W_hh 乘 h_prev 而不是 x_t，并在 tanh 之前加上两个偏置。" * 2)
+    for text in (english, chinese, "short\nsecond paragraph"):
+        wrapped = wrap_feedback(text)
+        widths = [sum(2 if __import__("unicodedata").east_asian_width(c) in "WF" else 1 for c in line)
+                  for line in wrapped.splitlines()]
+        assert max(widths) <= FEEDBACK_COLUMNS, (max(widths), wrapped)
+        assert "".join(wrapped.split()) == "".join(text.split()), "a character was lost or added"
+        assert not any(line != line.strip() for line in wrapped.splitlines())
+    assert wrap_feedback(english).count("\n") >= 2
+    assert "rnn_step" in wrap_feedback(chinese).replace("\n", "|")   # a Latin word is never cut
+    assert wrap_feedback("short\nsecond paragraph") == "short\nsecond paragraph"

@@ -120,8 +120,35 @@ def check(exercise_id: str, answer) -> Verdict:
     message = translate(message)  # the feedback in the book's language (seqviz.book.set_language)
     if not has_cjk(message):
         message = _sentence_case(message)
-    print(("✅ " if ok else "❌ ") + head + ("" if has_cjk(head) else " ") + message)
+    print(wrap_feedback(("✅ " if ok else "❌ ") + head + ("" if has_cjk(head) else " ") + message))
     return Verdict(ok)
+
+
+FEEDBACK_COLUMNS = 88   # what an output area shows at 1280 px without cutting a line (a full-width character: 2)
+
+
+def wrap_feedback(text: str, columns: int = FEEDBACK_COLUMNS) -> str:
+    """``text`` broken into lines of at most ``columns`` columns, each paragraph on its own, so that the printed
+    feedback reads whole instead of running off the right edge of the output. English breaks between words;
+    Chinese (two columns a character) between characters, never inside a run of Latin letters and digits."""
+    import unicodedata
+
+    def width(piece: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
+
+    lines = []
+    for paragraph in text.split("\n"):
+        # pieces: a run of full-width characters is split into single characters; anything else breaks at spaces
+        pieces = re.findall(r"[^\s\u2e80-\uffef]+|[\u2e80-\uffef]|\s+", paragraph)
+        line = ""
+        for piece in pieces:
+            if line and width(line) + width(piece) > columns and not piece.isspace():
+                lines.append(line.rstrip())
+                line = ""
+            if not (piece.isspace() and not line):
+                line += piece
+        lines.append(line.rstrip())
+    return "\n".join(lines)
 
 
 NO_ANSWER = "No answer yet: replace the placeholder with your answer and run the cell again."
