@@ -43,20 +43,24 @@ class GRU(RecurrentBase):
     fused_project = staticmethod(_fused.project)
 
     def _scan(self, projected, state, w_hh, b_hh, record):
-        """The plain loop: ``projected`` (B, T, 3H) holds W_i* x_t + b_i* for every t, in reading order."""
+        """The plain loop: ``projected`` (B, T, 3H) holds W_i* x_t + b_i* for every t,
+        in reading order."""
         (h,) = state  # (B, H)
         hs, steps = [], {name: [] for name in self.trace_names[1:]}
         for t in range(projected.shape[1]):
-            x_r, x_z, x_n = projected[:, t].chunk(3, dim=1)  # (B, H) each: W_i* x_t + b_i*
-            h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, dim=1)  # (B, H) each: W_h* h_{t-1} + b_h*
+            x_r, x_z, x_n = projected[:, t].chunk(3, dim=1)  # W_i* x_t + b_i*
+            # (B, H) each: W_h* h_{t-1} + b_h*
+            h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, dim=1)
             reset_gate = torch.sigmoid(x_r + h_r)  # r_t
             update_gate = torch.sigmoid(x_z + h_z)  # z_t: near 1 keeps h_{t-1}
             candidate = torch.tanh(x_n + reset_gate * h_n)  # n_t
             h = (1 - update_gate) * candidate + update_gate * h  # h_t
             hs.append(h)
             if record:
-                for name, value in (("update", update_gate), ("reset", reset_gate), ("candidate", candidate)):
+                for name, value in (("update", update_gate), ("reset", reset_gate),
+                                    ("candidate", candidate)):
                     steps[name].append(value)
         out = torch.stack(hs, dim=1)  # (B, T, H)
-        trace = {"h": out, **{name: torch.stack(v, dim=1) for name, v in steps.items()}} if record else {}
+        trace = {"h": out, **{name: torch.stack(v, dim=1)
+                              for name, v in steps.items()}} if record else {}
         return out, (h,), trace

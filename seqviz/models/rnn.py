@@ -47,7 +47,7 @@ class RNN(RecurrentBase):
         act = ACTIVATIONS[self.nonlinearity]
         (h,) = state  # (B, H)
         if b_hh is not None:
-            projected = projected + b_hh  # both biases are simply added: fold b_hh in once
+            projected = projected + b_hh  # the biases just add: fold b_hh in once
         w_hh_t = w_hh.t()  # (H, H)
         hs = []
         for t in range(projected.shape[1]):
