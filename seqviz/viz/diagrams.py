@@ -15,6 +15,7 @@ Every text sits in its own space: the book's test draws each figure and fails on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 GATE, SQUASH, NOTE = "#cfe2f3", "#f4cccc", "#fde9a9"  # sigmoid boxes, tanh boxes, the recurrent cell
@@ -85,8 +86,6 @@ class _Sketch:
 
 def _char_width(text: str, size: float) -> float:
     """A generous width in inches of ``text`` at ``size`` points (mathtext counted by its visible letters)."""
-    import re
-
     return 0.0078 * size * max(len(re.sub(r"\\[a-zA-Z]+|[$_{}\\]", "", line)) for line in text.split("\n"))
 
 
