@@ -38,8 +38,8 @@ def classifier(cell, hidden):
 def on_a_phone(browser, html: str):
     page = browser.new_page(viewport=browser_check.PHONE)
     page.route("**/*", lambda route: route.abort())
-    page.set_content("<html><head><meta name='viewport' content='width=device-width'></head><body style='margin: "
-                     f"0 16px'>{html}</body></html>")
+    page.set_content("<html><head><meta name='viewport' content='width=device-width'><style>input { font: inherit; }"
+                     f"</style></head><body style='margin: 0 16px'>{html}</body></html>")   # the book's theme: inherit
     return page
 
 
