@@ -8,6 +8,9 @@ Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
 - a live view of ``seqviz.web`` (the model runs in the page) that did not start, whose numbers differ
   from seqviz's own for its first input by more than 1e-4 (the spec's ``expected``), that did not
   answer an input, or that showed a message for a good input or none for unknown words;
+- on a 390 px phone screen (a second look at each page that has a live view): a live view with a part reaching past
+  the screen's edge outside a strip of the view that scrolls sideways (its text box, its controls, its picture),
+  where a reader could neither see nor scroll to it;
 - a solution visible before its dropdown is opened, and in the course build (`make book SOLUTIONS=0`) any
   solution left on a page;
 - a chapter (a page under notebooks/) without its Colab launch link;
@@ -98,6 +101,46 @@ INSPECT = """() => {
       .filter((text) => /\\$[^$]+\\$|`[^`]+`|(^|[^\\w*])\\*[^*\\s][^*]*\\*(?![\\w*])/.test(text)).map((t) => t.slice(0, 80)),
   };
 }"""
+
+PHONE = {"width": 390, "height": 844}   # a phone's screen, CSS px
+
+# Runs in the page (at PHONE's width): each live view's first visible part that reaches past the view's own column
+# (or the screen's edge) without a scrolling strip (overflow-x auto or scroll, itself on the screen) between it and
+# the view: the page cuts such a part off, or the reader must scroll the whole page sideways to find it.
+CUT_OFF = """() => {
+  const width = document.documentElement.clientWidth, found = [];
+  const inStrip = (el, root) => {
+    for (let a = el.parentElement; a && a !== root.parentElement; a = a.parentElement) {
+      const x = getComputedStyle(a).overflowX, r = a.getBoundingClientRect();
+      if ((x === 'auto' || x === 'scroll') && r.left >= -1 && r.right <= width + 1) return true;
+    }
+    return false;
+  };
+  document.querySelectorAll('.seqviz-web').forEach((root, k) => {
+    const R = root.getBoundingClientRect(), lo = Math.max(0, R.left), hi = Math.min(width, R.right);
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+      if (r.width === 0 || r.height === 0 || s.display === 'none' || s.visibility === 'hidden') continue;
+      const past = el === root ? r.left < -1 || r.right > width + 1 : r.left < lo - 1 || r.right > hi + 1;
+      if (past && !inStrip(el, root)) {
+        const cls = (el.getAttribute('class') || '').split(' ')[0];
+        found.push({view: k + 1, name: root.dataset.view, part: el.tagName.toLowerCase() + (cls ? '.' + cls : ''),
+                    left: Math.round(r.left), right: Math.round(r.right), column: [Math.round(lo), Math.round(hi)],
+                    width});
+        break;
+      }
+    }
+  });
+  return found;
+}"""
+
+
+def phone_problems(page) -> list[str]:
+    """The live views of ``page`` (shown at PHONE's width) that a phone cuts off: one line each."""
+    return [f"on a {c['width']} px screen, live view {c['view']} ({c['name']}): its {c['part']} spans "
+            f"{c['left']}..{c['right']} px, past the view's column ({c['column'][0]}..{c['column'][1]} px), "
+            "outside any strip that scrolls" for c in page.evaluate(CUT_OFF)]
+
 
 # Runs in the page: every visible element with text of its own that is not plain ASCII gets a number (the glyph
 # check asks Chromium which fonts drew it); returns their texts.
@@ -252,8 +295,18 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: F
     shot = shots / (rel.replace("/", "__").removesuffix(".html") + ".jpg")
     page.screenshot(path=str(shot), full_page=True, type="jpeg", quality=80)  # a PNG of a long page: 2.5x the time
     page.close()
+    phone = []
+    if found["web"]:   # the same page on a phone's screen: every live view must fit it, or scroll inside itself
+        small = browser.new_page(viewport=PHONE)
+        block_other_hosts(small, external)
+        small.goto(f"{base}/{rel}", wait_until="networkidle", timeout=30_000)
+        small.wait_for_load_state("load")
+        small.wait_for_timeout(300)
+        phone = phone_problems(small)
+        small.screenshot(path=str(shot.with_name(shot.stem + f"-{PHONE['width']}.png")), full_page=True)
+        small.close()
     size = path.stat().st_size
-    problems = [*errors, *(f"third-party request: {u}" for u in external)]
+    problems = [*errors, *(f"third-party request: {u}" for u in external), *phone]
     if found["drawn"] < found["plots"]:
         problems.append(f"{found['plots'] - found['drawn']} of {found['plots']} plotly figures did not draw")
     if found["rendered"] < found["views"]:

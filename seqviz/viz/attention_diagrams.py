@@ -28,6 +28,11 @@ COLOURS = {"encoder": "#cfe2f3", "decoder": "#d9ead3", "context": "#fde9a9", "at
            "norm": "#fff2cc", "ffn": "#d9d2e9", "embed": "#eeeeee", "token": "#fce5cd", "segment": "#d9ead3",
            "position": "#cfe2f3", "edge": "#444444", "muted": "#666666"}
 CHAR = 0.085  # inches per character of 9-point text, generously
+# A book page shows a figure at most 358 px wide on a 390 px phone: a figure W inches wide keeps text of f points
+# at least 8 px there when f / W >= 1.6 (tests/test_figures.py). The diagrams the chapters draw are narrow enough
+# for text of this size.
+SMALLEST = 10.5
+PHONE_WIDTH = 6.3   # inches: the widest figure whose SMALLEST text still reads on a phone
 
 
 def _tokens(name: str, tokens, minimum: int = 1) -> list[str]:
@@ -89,32 +94,34 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
     source, target = _tokens("source", source), _tokens("target", target)
     outputs = [*target, "<eos>"]
     inputs = ["<bos>", *target]
-    step = max(0.95, max(_width(t) for t in [*source, *outputs, *inputs]) + 0.3)
-    box_w, box_h = min(step - 0.2, 0.95), 0.5
-    gap = 1.25  # the context vector sits in the gap between the two rows of cells
-    width = 0.5 + step * len(source) + gap + step * len(outputs) + 0.3
-    height = 3.3 + (0.35 if title else 0) + (0.25 if attention else 0)
+    f = SMALLEST  # every text at least this size, the boxes as narrow as the tokens allow: readable on a phone
+    step = max(0.68, max(_width(t, f) for t in [*source, *outputs, *inputs]) + 0.22)
+    box_w, box_h = min(step - 0.2, 0.7), 0.5
+    gap = 0.8  # the context vector sits in the gap between the two rows of cells
+    width = max(0.2 + step * len(source) + gap + step * len(outputs) + 0.15,
+                0.9 * (_width("encoder: reads the source", f) + _width("decoder: fed the token written before", f)))
+    height = 3.3 + (0.4 if title else 0) + (0.3 if attention else 0)
     fig, ax = _figure(width, height)
     row, text_below, text_above = 1.55, 0.55, 2.6
-    enc_x = [0.5 + step * (i + 0.5) for i in range(len(source))]
+    enc_x = [0.2 + step * (i + 0.5) for i in range(len(source))]
     context_x = enc_x[-1] + step / 2 + gap / 2
     dec_x = [context_x + gap / 2 + step * (i + 0.5) for i in range(len(outputs))]
     for i, (x, token) in enumerate(zip(enc_x, source)):
-        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["encoder"])
-        ax.text(x, text_below, token, ha="center", va="center", fontsize=9)
+        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["encoder"], fontsize=f)
+        ax.text(x, text_below, token, ha="center", va="center", fontsize=f)
         _arrow(ax, (x, text_below + 0.15), (x, row - box_h / 2))
         if i:
             _arrow(ax, (enc_x[i - 1] + box_w / 2, row), (x - box_w / 2, row))
-    _box(ax, context_x, row, 0.55, box_h, "$c$", COLOURS["context"], fontsize=11)
-    ax.text(context_x, row - box_h / 2 - 0.12, "context\nvector", ha="center", va="top", fontsize=8,
-            color=COLOURS["muted"])
-    _arrow(ax, (enc_x[-1] + box_w / 2, row), (context_x - 0.275, row))
-    _arrow(ax, (context_x + 0.275, row), (dec_x[0] - box_w / 2, row))
+    _box(ax, context_x, row, 0.5, box_h, "$c$", COLOURS["context"], fontsize=f + 1.5)
+    ax.text(context_x, row - box_h / 2 - 0.1, "context\nvector", ha="center", va="top", fontsize=f,
+            color=COLOURS["muted"], linespacing=1.1)
+    _arrow(ax, (enc_x[-1] + box_w / 2, row), (context_x - 0.25, row))
+    _arrow(ax, (context_x + 0.25, row), (dec_x[0] - box_w / 2, row))
     for i, (x, token_in, token_out) in enumerate(zip(dec_x, inputs, outputs)):
-        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["decoder"])
-        ax.text(x, text_below, token_in, ha="center", va="center", fontsize=9, color=COLOURS["muted"])
+        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["decoder"], fontsize=f)
+        ax.text(x, text_below, token_in, ha="center", va="center", fontsize=f, color=COLOURS["muted"])
         _arrow(ax, (x, text_below + 0.15), (x, row - box_h / 2))
-        ax.text(x, text_above, token_out, ha="center", va="center", fontsize=9, weight="bold")
+        ax.text(x, text_above, token_out, ha="center", va="center", fontsize=f, weight="bold")
         _arrow(ax, (x, row + box_h / 2), (x, text_above - 0.15))
         if i:
             _arrow(ax, (dec_x[i - 1] + box_w / 2, row), (x - box_w / 2, row))
@@ -126,14 +133,14 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
         for x in enc_x:
             _arrow(ax, (last - 0.1, row + box_h / 2), (x, row + box_h / 2), colour="#c0504d", lw=0.8,
                    connectionstyle="arc3,rad=0.12", style="-")
-        ax.text((enc_x[0] + enc_x[-1]) / 2, text_above + 0.4, "attention: each step looks back at every encoder state",
-                ha="center", va="bottom", fontsize=8, color="#c0504d")
-    ax.text((enc_x[0] + enc_x[-1]) / 2, 0.18, "encoder: reads the source", ha="center", va="center", fontsize=8,
-            style="italic", color=COLOURS["muted"])
-    ax.text((dec_x[0] + dec_x[-1]) / 2, 0.18, "decoder: fed the token written before", ha="center", va="center",
-            fontsize=8, style="italic", color=COLOURS["muted"])
+        ax.text(width / 2, text_above + 0.45, "attention: each step looks back at every encoder state",
+                ha="center", va="bottom", fontsize=f, color="#c0504d")
+    for xs, caption in ((enc_x, "encoder: reads the source"), (dec_x, "decoder: fed the token written before")):
+        half = _width(caption, f) * 0.45   # centred under its cells, but inside the figure
+        ax.text(min(max((xs[0] + xs[-1]) / 2, half), width - half), 0.18, caption, ha="center", va="center",
+                fontsize=f, style="italic", color=COLOURS["muted"])
     if title:
-        ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=10)
+        ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=f + 1)
     return fig
 
 
@@ -142,12 +149,12 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
 
 def attention_diagram(tokens: Sequence[str] = ("the", "cat", "sat", "on", "the", "mat"), query: int = 2,
                       scores: Sequence[float] | None = None, *, d: int = 8, title: str = ""):
-    """One query's path through scaled dot-product attention, one column per step.
+    """One query's path through scaled dot-product attention, one row per step and one column per token.
 
     ① each token's embedding ``x_j``; ② three linear maps give the query ``q`` (of token ``query``) and every
     token's key ``k_j`` and value ``v_j``; ③ scores ``q·k_j/√d``; ④ a softmax turns them into weights that sum
     to 1; ⑤ the output ``z`` is the weighted sum of the values. ``scores`` (one per token, already divided by
-    √d) are the numbers written in column ③; by default a fixed illustrative set. Weights are computed from them.
+    √d) are the numbers written in row ③; by default a fixed illustrative set. Weights are computed from them.
     """
     tokens = _tokens("tokens", tokens)
     n = len(tokens)
@@ -163,55 +170,57 @@ def attention_diagram(tokens: Sequence[str] = ("the", "cat", "sat", "on", "the",
 
     from matplotlib.patches import Circle, Rectangle
 
-    token_w = max(0.7, max(_width(t) for t in tokens) + 0.2)
-    row_h = 0.42
-    columns = [0.2 + token_w / 2]  # x of: token, x_j, k_j and v_j, score, weight bar, weighted value, sum
-    for w in (token_w / 2 + 0.5, 1.35, 1.3, 1.25, 1.45, 1.1):
-        columns.append(columns[-1] + w)
-    width = columns[-1] + 0.5
-    top = 1.55 + (0.35 if title else 0)  # the step headings and the query above the rows (and a title)
-    height = top + row_h * n + 0.35
+    f = SMALLEST
+    col = max(0.72, max(_width(t, f) for t in tokens) + 0.15)   # one column per token, one row per step
+    head_w, q_w, row_h = 1.2, 0.5, 0.64
+    left = head_w + q_w
+    width = left + col * n + 0.1
+    top = 0.4 + (0.4 if title else 0)
+    height = top + 5 * row_h + 0.95
     fig, ax = _figure(width, height)
-    y_rows = [height - top - row_h * (j + 0.5) for j in range(n)]
-    x_tok, x_emb, x_kv, x_score, x_weight, x_value, x_sum = columns
-    heading_y = height - top + 1.2
-    sub_y = heading_y - 0.27
-    for x, text, sub in ((x_emb, "① embeddings", "$x_j$"), (x_kv, "② keys, values", "$k_j = W^K x_j$, $v_j = W^V x_j$"),
-                         (x_score, "③ scores", f"$q \\cdot k_j / \\sqrt{{d}}$, d = {d}"),
-                         (x_weight, "④ softmax", "weights $\\alpha_j$"), (x_value, "⑤ weighted sum", "$\\alpha_j v_j$")):
-        ax.text(x, heading_y, text, ha="center", va="center", fontsize=8.5, weight="bold")
-        ax.text(x, sub_y, sub, ha="center", va="center", fontsize=7.5, color=COLOURS["muted"])
+    xs = [left + col * (j + 0.5) for j in range(n)]
+    y_tok = height - top
+    y_emb, y_kv, y_score, y_weight, y_value = (y_tok - row_h * (r + 1) for r in range(5))
+    for y, text, sub in ((y_emb, "① embeddings", "$x_j$"),
+                         (y_kv, "② keys, values", "$k_j = W^K x_j$\n$v_j = W^V x_j$"),
+                         (y_score, "③ scores", f"$q \\cdot k_j / \\sqrt{{d}}$\nd = {d}"),
+                         (y_weight, "④ softmax", "weights $\\alpha_j$"),
+                         (y_value, "⑤ weighted sum", "$\\alpha_j v_j$")):
+        ax.text(0.1, y + 0.13, text, ha="left", va="center", fontsize=f, weight="bold")
+        ax.text(0.1, y - 0.02, sub, ha="left", va="top", fontsize=f, color=COLOURS["muted"], linespacing=1.15)
     # the query: one vector from the chosen token's embedding, compared with every key
-    y_q = sub_y - 0.45
-    _box(ax, x_score, y_q, 0.45, row_h * 0.72, "$q$", COLOURS["attention"], fontsize=9)
-    ax.text(x_score + 0.3, y_q, f"$q = W^Q x_{{{query + 1}}}$", ha="left", va="center", fontsize=7.5,
+    x_q = head_w + q_w / 2
+    _box(ax, x_q, y_score, 0.4, 0.3, "$q$", COLOURS["attention"], fontsize=f)
+    ax.text(x_q, y_score - 0.3, f"$q = W^Q x_{{{query + 1}}}$", ha="center", va="center", fontsize=f,
             color="#c0504d")
-    _arrow(ax, (x_score, y_q - row_h * 0.36), (x_score, y_rows[0] + row_h * 0.3), colour="#c0504d", lw=0.9)
-    bar_max = 0.8
-    for j, (y, token) in enumerate(zip(y_rows, tokens)):
+    _arrow(ax, (x_q + 0.21, y_score), (xs[0] - 0.3, y_score), colour="#c0504d", lw=0.9)
+    bar_max = min(col - 0.15, 0.6)
+    for j, (x, token) in enumerate(zip(xs, tokens)):
         is_query = j == query
-        ax.text(x_tok, y, token, ha="center", va="center", fontsize=9, weight="bold" if is_query else "normal",
+        ax.text(x, y_tok, token, ha="center", va="center", fontsize=f, weight="bold" if is_query else "normal",
                 color="#c0504d" if is_query else "black")
-        _box(ax, x_emb, y, 0.5, row_h * 0.72, f"$x_{{{j + 1}}}$", COLOURS["attention"] if is_query else COLOURS["embed"])
-        _arrow(ax, (x_emb + 0.26, y), (x_kv - 0.42, y), lw=0.8)
-        _box(ax, x_kv - 0.2, y, 0.4, row_h * 0.72, f"$k_{{{j + 1}}}$", COLOURS["encoder"], fontsize=8.5)
-        _box(ax, x_kv + 0.22, y, 0.4, row_h * 0.72, f"$v_{{{j + 1}}}$", COLOURS["decoder"], fontsize=8.5)
-        _arrow(ax, (x_kv + 0.44, y), (x_score - 0.32, y), lw=0.6, colour="#888888")
-        ax.text(x_score, y, f"{scores[j]:.2f}", ha="center", va="center", fontsize=9)
-        left = x_weight - bar_max / 2 - 0.15
-        ax.add_patch(Rectangle((left, y - row_h * 0.3), bar_max * weights[j], row_h * 0.6, fc="#6fa8dc", ec="none"))
-        ax.add_patch(Rectangle((left, y - row_h * 0.3), bar_max, row_h * 0.6, fc="none", ec="#999999", lw=0.6))
-        ax.text(left + bar_max + 0.06, y, f"{weights[j]:.2f}", ha="left", va="center", fontsize=8)
-        _box(ax, x_value, y, 0.8, row_h * 0.72, "", COLOURS["decoder"])
-        ax.text(x_value, y, f"{weights[j]:.2f} $v_{{{j + 1}}}$", ha="center", va="center", fontsize=8)
-    y_sum = (y_rows[0] + y_rows[-1]) / 2
-    for y in y_rows:
-        _arrow(ax, (x_value + 0.42, y), (x_sum - 0.25, y_sum + (y - y_sum) * 0.25), lw=0.6, colour="#888888")
-    ax.add_patch(Circle((x_sum, y_sum), 0.24, fc="white", ec=COLOURS["edge"], lw=1.1))
-    ax.text(x_sum, y_sum, "Σ", ha="center", va="center", fontsize=12)
-    ax.text(x_sum, y_sum - 0.45, "$z$", ha="center", va="center", fontsize=12)
+        _arrow(ax, (x, y_tok - 0.14), (x, y_emb + 0.16), lw=0.8)
+        _box(ax, x, y_emb, 0.42, 0.3, f"$x_{{{j + 1}}}$", COLOURS["attention"] if is_query else COLOURS["embed"],
+             fontsize=f)
+        _arrow(ax, (x, y_emb - 0.16), (x, y_kv + 0.16), lw=0.8)
+        _box(ax, x - 0.16, y_kv, 0.3, 0.3, f"$k_{{{j + 1}}}$", COLOURS["encoder"], fontsize=f)
+        _box(ax, x + 0.16, y_kv, 0.3, 0.3, f"$v_{{{j + 1}}}$", COLOURS["decoder"], fontsize=f)
+        _arrow(ax, (x - 0.16, y_kv - 0.16), (x - 0.16, y_score + 0.14), lw=0.6, colour="#888888")
+        ax.text(x, y_score, f"{scores[j]:.2f}", ha="center", va="center", fontsize=f)
+        ax.add_patch(Rectangle((x - bar_max / 2, y_weight - 0.2), bar_max * weights[j], 0.13, fc="#6fa8dc",
+                               ec="none"))
+        ax.add_patch(Rectangle((x - bar_max / 2, y_weight - 0.2), bar_max, 0.13, fc="none", ec="#999999", lw=0.6))
+        ax.text(x, y_weight + 0.08, f"{weights[j]:.2f}", ha="center", va="center", fontsize=f)
+        _box(ax, x, y_value, col - 0.06, 0.3, "", COLOURS["decoder"])
+        ax.text(x, y_value, f"{weights[j]:.2f} $v_{{{j + 1}}}$", ha="center", va="center", fontsize=f)
+    x_sum, y_sum = (xs[0] + xs[-1]) / 2, y_value - 0.72
+    for x in xs:
+        _arrow(ax, (x, y_value - 0.16), (x_sum + (x - x_sum) * 0.12, y_sum + 0.25), lw=0.6, colour="#888888")
+    ax.add_patch(Circle((x_sum, y_sum), 0.22, fc="white", ec=COLOURS["edge"], lw=1.1))
+    ax.text(x_sum, y_sum, "Σ", ha="center", va="center", fontsize=f + 2)
+    ax.text(x_sum + 0.32, y_sum, "$z$", ha="left", va="center", fontsize=f + 2)
     if title:
-        ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=10)
+        ax.text(0.1, height - 0.22, title, ha="left", va="center", fontsize=f + 1)
     return fig
 
 
@@ -223,9 +232,10 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
     feed-forward network, each in a residual connection with layer normalisation; the decoder's self-attention
     is masked (causal) and a cross-attention sub-layer reads the encoder's output. ``norm_first=True`` draws the
     pre-LN layout (the norm inside each residual branch) that most recent models use."""
-    width, height = 8.6, 7.6 + (0.35 if title else 0)
+    f = SMALLEST   # two narrow stacks, their long names on two lines: readable in a phone's column
+    width, height = 6.25, 7.6 + (0.4 if title else 0)
     fig, ax = _figure(width, height)
-    box_w, box_h, gap = 2.2, 0.42, 0.3
+    box_w, box_h, gap = 1.75, 0.52, 0.28
     y0 = 0.95  # inputs at the bottom, outputs at the top: data flows upwards as in the paper
 
     def stack(x, sublayers):
@@ -235,14 +245,14 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
         for name, colour in sublayers:
             start = y - 0.25
             if norm_first:
-                _box(ax, x, y + box_h / 2, box_w, box_h, "layer norm", COLOURS["norm"], fontsize=8.5)
-                _box(ax, x, y + box_h * 1.5 + gap, box_w, box_h, name, colour, fontsize=8.5)
+                _box(ax, x, y + box_h / 2, box_w, box_h, "layer norm", COLOURS["norm"], fontsize=f)
+                _box(ax, x, y + box_h * 1.5 + gap, box_w, box_h, name, colour, fontsize=f)
                 add_y = y + box_h * 2 + gap * 2 + 0.05
                 _arrow(ax, (x, y + box_h), (x, y + box_h + gap))
                 _arrow(ax, (x, y + box_h * 2 + gap), (x, add_y - 0.13))
             else:
-                _box(ax, x, y + box_h / 2, box_w, box_h, name, colour, fontsize=8.5)
-                _box(ax, x, y + box_h * 1.5 + gap, box_w, box_h, "add & layer norm", COLOURS["norm"], fontsize=8.5)
+                _box(ax, x, y + box_h / 2, box_w, box_h, name, colour, fontsize=f)
+                _box(ax, x, y + box_h * 1.5 + gap, box_w, box_h, "add & layer norm", COLOURS["norm"], fontsize=f)
                 add_y = y + box_h * 1.5 + gap  # the residual joins at the add & norm box
                 _arrow(ax, (x, y + box_h), (x, y + box_h + gap))
             _arrow(ax, (x, start), (x, y))
@@ -253,7 +263,7 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
                 from matplotlib.patches import Circle
 
                 ax.add_patch(Circle((x, add_y), 0.13, fc="white", ec=COLOURS["edge"], lw=1))
-                ax.text(x, add_y, "+", ha="center", va="center", fontsize=10)
+                ax.text(x, add_y, "+", ha="center", va="center", fontsize=f)
                 _arrow(ax, (side, add_y), (x - 0.13, add_y))
                 y = add_y + 0.13 + 0.28
             else:
@@ -262,22 +272,23 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
             outs.append(y - 0.28)
         return outs
 
-    x_enc, x_dec = 2.2, 6.2
+    x_enc, x_dec = 1.85, 4.62
     for x, label in ((x_enc, "source tokens"), (x_dec, "target tokens, shifted right")):
-        ax.text(x, y0 - 0.25, label, ha="center", va="center", fontsize=8.5)
-        _box(ax, x, y0 + 0.3, box_w, box_h, "embedding", COLOURS["embed"], fontsize=8.5)
+        ax.text(x, y0 - 0.25, label, ha="center", va="center", fontsize=f)
+        _box(ax, x, y0 + 0.3, box_w, box_h, "embedding", COLOURS["embed"], fontsize=f)
         _arrow(ax, (x, y0 - 0.12), (x, y0 + 0.3 - box_h / 2))
         from matplotlib.patches import Circle
 
         ax.add_patch(Circle((x, y0 + 1.0), 0.14, fc="white", ec=COLOURS["edge"], lw=1))
-        ax.text(x, y0 + 1.0, "+", ha="center", va="center", fontsize=10)
+        ax.text(x, y0 + 1.0, "+", ha="center", va="center", fontsize=f)
         _arrow(ax, (x, y0 + 0.3 + box_h / 2), (x, y0 + 0.86))
-        ax.text(x + 0.27, y0 + 1.0, "positional\nencoding", ha="left", va="center", fontsize=7.5,
+        ax.text(x + 0.27, y0 + 1.0, "positional\nencoding", ha="left", va="center", fontsize=f,
                 color=COLOURS["muted"])
         ax.plot([x, x], [y0 + 1.14, y0 + 1.3], color=COLOURS["edge"], lw=1.1)
-    enc_out = stack(x_enc, [("multi-head self-attention", COLOURS["attention"]), ("feed-forward network", COLOURS["ffn"])])
-    dec_out = stack(x_dec, [("masked self-attention", COLOURS["attention"]),
-                            ("cross-attention", COLOURS["attention"]), ("feed-forward network", COLOURS["ffn"])])
+    enc_out = stack(x_enc, [("multi-head\nself-attention", COLOURS["attention"]),
+                            ("feed-forward\nnetwork", COLOURS["ffn"])])
+    dec_out = stack(x_dec, [("masked\nself-attention", COLOURS["attention"]),
+                            ("cross-attention", COLOURS["attention"]), ("feed-forward\nnetwork", COLOURS["ffn"])])
     # the N x frames around the repeated part
     from matplotlib.patches import FancyBboxPatch
 
@@ -285,29 +296,28 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
         ax.add_patch(FancyBboxPatch((x - box_w / 2 - 0.4, y0 + 1.4), box_w + 0.65, top - y0 - 1.35,
                                     boxstyle="round,pad=0.02,rounding_size=0.1", fc="none", ec="#999999", lw=1,
                                     linestyle=(0, (4, 2))))
-    ax.text(x_enc - box_w / 2 - 0.5, (y0 + 1.4 + enc_out[-1]) / 2, "N ×", ha="right", va="center", fontsize=10)
-    ax.text(x_dec + box_w / 2 + 0.35, (y0 + 1.4 + dec_out[-1]) / 2, "× N", ha="left", va="center", fontsize=10)
+    ax.text(x_enc - box_w / 2 - 0.5, (y0 + 1.4 + enc_out[-1]) / 2, "N ×", ha="right", va="center", fontsize=f)
+    ax.text(x_dec + box_w / 2 + 0.35, (y0 + 1.4 + dec_out[-1]) / 2, "× N", ha="left", va="center", fontsize=f)
     # the encoder's output is the keys and values of every decoder block's cross-attention
     cross_y = dec_out[0] + 0.3 + (box_h / 2 if not norm_first else box_h * 1.5 + gap)
     ax.plot([x_enc, x_enc], [enc_out[-1], enc_out[-1] + 0.35], color=COLOURS["edge"], lw=1.1)
     ax.plot([x_enc, (x_enc + x_dec) / 2], [enc_out[-1] + 0.35, enc_out[-1] + 0.35], color=COLOURS["edge"], lw=1.1)
     ax.plot([(x_enc + x_dec) / 2] * 2, [enc_out[-1] + 0.35, cross_y], color=COLOURS["edge"], lw=1.1)
     _arrow(ax, ((x_enc + x_dec) / 2, cross_y), (x_dec - box_w / 2, cross_y))
-    ax.text((x_enc + x_dec) / 2 + 0.08, cross_y + 0.14, "keys, values", ha="left", va="bottom", fontsize=7.5,
-            color=COLOURS["muted"])
-    ax.text(x_enc, enc_out[-1] + 0.55, "encoder output", ha="center", va="bottom", fontsize=8.5)
+    ax.text(x_enc, enc_out[-1] + 0.5, "encoder output:\nkeys and values", ha="center", va="bottom", fontsize=f,
+            linespacing=1.1)
     top = dec_out[-1]
-    _box(ax, x_dec, top + 0.55, box_w, box_h, "linear, then softmax", COLOURS["embed"], fontsize=8.5)
+    _box(ax, x_dec, top + 0.55, box_w, box_h, "linear, then softmax", COLOURS["embed"], fontsize=f)
     _arrow(ax, (x_dec, top), (x_dec, top + 0.55 - box_h / 2))
     _arrow(ax, (x_dec, top + 0.55 + box_h / 2), (x_dec, top + 1.0))
-    ax.text(x_dec, top + 1.13, "next-token probabilities", ha="center", va="center", fontsize=8.5)
-    ax.text(x_enc, y0 - 0.62, "encoder", ha="center", va="center", fontsize=9.5, weight="bold")
-    ax.text(x_dec, y0 - 0.62, "decoder", ha="center", va="center", fontsize=9.5, weight="bold")
+    ax.text(x_dec, top + 1.13, "next-token probabilities", ha="center", va="center", fontsize=f)
+    ax.text(x_enc, y0 - 0.62, "encoder", ha="center", va="center", fontsize=f + 1, weight="bold")
+    ax.text(x_dec, y0 - 0.62, "decoder", ha="center", va="center", fontsize=f + 1, weight="bold")
     ax.set_ylim(0, max(height, top + 1.45))
     fig.set_size_inches(width, max(height, top + 1.45))
     ax.set_xlim(0, width)
     if title:
-        ax.text(0.15, max(height, top + 1.45) - 0.2, title, ha="left", va="center", fontsize=10)
+        ax.text(0.15, max(height, top + 1.45) - 0.2, title, ha="left", va="center", fontsize=f)
     return fig
 
 
@@ -320,8 +330,8 @@ def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
     """BERT's input for ``[CLS] A [SEP] B [SEP]``: each position's vector is the sum of its token embedding,
     its segment embedding (A or B) and its position embedding (Devlin et al. 2019, Fig. 2).
 
-    One column per position, as in the paper, or (``vertical``, the default beyond 9 tokens, where columns would
-    shrink past reading in a page's text column) one row per position."""
+    One column per position, as in the paper, or (``vertical``, the default where the columns would be wider than
+    ``PHONE_WIDTH``, past reading in a phone's text column) one row per position."""
     a, b = _tokens("sentence_a", sentence_a), _tokens("sentence_b", sentence_b, minimum=0)
     tokens = ["[CLS]", *a, "[SEP]", *(b + ["[SEP]"] if b else [])]
     segments = [0] * (len(a) + 2) + [1] * (len(b) + 1 if b else 0)
@@ -329,14 +339,17 @@ def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
               "segment": ["$E_A$" if s == 0 else "$E_B$" for s in segments],
               "position": [f"$E_{{{i}}}$" for i in range(len(tokens))]}
     kinds = (("token", "token embeddings"), ("segment", "segment embeddings"), ("position", "position embeddings"))
-    vertical = len(tokens) > 9 if vertical is None else vertical
+    f = SMALLEST
+    cell = max(0.62, max(_width(t, f) for t in tokens) + 0.22, max(_width(lab, f) for lab in labels["token"]) + 0.2)
+    left = 2.05  # the row names
+    vertical = left + cell * len(tokens) + 0.2 > PHONE_WIDTH if vertical is None else vertical
 
     def colour(key, i):
         return COLOURS[key] if key != "segment" or segments[i] == 0 else "#b6d7a8"
 
     if vertical:
-        token_w = max(0.8, max(_width(t) for t in tokens) + 0.25)
-        cell_w = max(1.0, max(_width(lab, 8) for lab in labels["token"]) + 0.35)
+        token_w = max(0.8, max(_width(t, f) for t in tokens) + 0.25)
+        cell_w = max(1.0, max(_width(lab, f) for lab in labels["token"]) + 0.35)
         row_h, head = 0.34, 0.55 + (0.35 if title else 0)
         width = 0.25 + token_w + 3 * (cell_w + 0.35) + 0.1
         height = head + row_h * len(tokens) + 0.15
@@ -344,25 +357,23 @@ def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
         x_token = 0.25 + token_w / 2
         xs = [0.25 + token_w + 0.35 + (cell_w + 0.35) * k + cell_w / 2 for k in range(3)]
         y_head = height - head + 0.25
-        ax.text(x_token, y_head, "input", ha="center", va="center", fontsize=8.5, weight="bold")
+        ax.text(x_token, y_head, "input", ha="center", va="center", fontsize=f, weight="bold")
         for x, (_, name) in zip(xs, kinds):
-            ax.text(x, y_head, name.replace(" embeddings", ""), ha="center", va="center", fontsize=8.5,
+            ax.text(x, y_head, name.replace(" embeddings", ""), ha="center", va="center", fontsize=f,
                     weight="bold")
         for i, token in enumerate(tokens):
             y = height - head - row_h * (i + 0.5)
             _box(ax, x_token, y, token_w - 0.1, row_h * 0.78, "", "white")
-            ax.text(x_token, y, token, ha="center", va="center", fontsize=9)
+            ax.text(x_token, y, token, ha="center", va="center", fontsize=f)
             for k, (x, (key, _)) in enumerate(zip(xs, kinds)):
-                _box(ax, x, y, cell_w, row_h * 0.78, labels[key][i], colour(key, i), fontsize=8.5)
+                _box(ax, x, y, cell_w, row_h * 0.78, labels[key][i], colour(key, i), fontsize=f)
                 if k:
-                    ax.text(x - cell_w / 2 - 0.175, y, "+", ha="center", va="center", fontsize=9,
+                    ax.text(x - cell_w / 2 - 0.175, y, "+", ha="center", va="center", fontsize=f,
                             color=COLOURS["muted"])
         if title:
             ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=10)
         return fig
 
-    cell = max(0.62, max(_width(t) for t in tokens) + 0.22, max(_width(lab, 8) for lab in labels["token"]) + 0.2)
-    left = 1.55  # the row names
     width = left + cell * len(tokens) + 0.2
     rows = [("input", None), *((name, key) for key, name in kinds)]
     row_h = 0.62
@@ -371,16 +382,16 @@ def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
     y_top = height - 0.22 - (0.35 if title else 0)
     for r, (name, key) in enumerate(rows):
         y = y_top - r * row_h - 0.1
-        ax.text(left - 0.12, y, name, ha="right", va="center", fontsize=8.5)
+        ax.text(left - 0.12, y, name, ha="right", va="center", fontsize=f)
         for i, token in enumerate(tokens):
             x = left + cell * (i + 0.5)
             if key is None:
                 _box(ax, x, y, cell - 0.1, 0.36, "", "white")
-                ax.text(x, y, token, ha="center", va="center", fontsize=9)
+                ax.text(x, y, token, ha="center", va="center", fontsize=f)
             else:
-                _box(ax, x, y, cell - 0.1, 0.36, labels[key][i], colour(key, i), fontsize=8)
+                _box(ax, x, y, cell - 0.1, 0.36, labels[key][i], colour(key, i), fontsize=f)
             if r >= 2:
-                ax.text(x, y + row_h / 2, "+", ha="center", va="center", fontsize=9, color=COLOURS["muted"])
+                ax.text(x, y + row_h / 2, "+", ha="center", va="center", fontsize=f, color=COLOURS["muted"])
     if title:
         ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=10)
     return fig

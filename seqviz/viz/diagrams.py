@@ -15,16 +15,20 @@ Every text sits in its own space: the book's test draws each figure and fails on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 GATE, SQUASH, NOTE = "#cfe2f3", "#f4cccc", "#fde9a9"  # sigmoid boxes, tanh boxes, the recurrent cell
 INK, FADED, BELT = "#333333", "#c8c8c8", "#e6a23c"
+# A book page shows a figure at most 358 px wide on a 390 px phone: a figure W inches wide keeps text of f points
+# at least 8 px there when f / W >= 1.6 (tests/test_figures.py). Hence narrow figures with 10-point text and up.
+CELL_SIZE, CELL_FONT = (6.0, 3.1), 1.12   # the LSTM and GRU cells; fonts scale with the width given
 
 
 class _Sketch:
     """A figure in data units with boxes, round nodes and wires; parts outside ``lit`` are drawn faded."""
 
-    def __init__(self, size, xlim, ylim, lit=None):
+    def __init__(self, size, xlim, ylim, lit=None, k=1.0):
         import matplotlib.pyplot as plt
 
         # Made by pyplot, so that a notebook's inline backend knows how to show it, then closed at once: the
@@ -35,6 +39,7 @@ class _Sketch:
         self.ax.set(xlim=xlim, ylim=ylim)
         self.ax.set_axis_off()
         self.lit = lit
+        self.k = k  # every font size is multiplied by k: a narrow figure keeps its text readable on a phone
 
     def on(self, part):
         return self.lit is None or part in self.lit
@@ -46,14 +51,16 @@ class _Sketch:
         self.ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.03",
                                          fc=color if on else "#f4f4f4", ec=INK if on else FADED,
                                          lw=1.6 if on and self.lit else 1.0, zorder=3))
-        self.ax.text(x, y, text, ha="center", va="center", fontsize=size, color=INK if on else FADED, zorder=4)
+        self.ax.text(x, y, text, ha="center", va="center", fontsize=size * self.k, color=INK if on else FADED,
+                     zorder=4)
 
     def node(self, x, y, text, part=None, r=0.21):
         from matplotlib.patches import Circle
 
         on = self.on(part)
         self.ax.add_patch(Circle((x, y), r, fc="white", ec=INK if on else FADED, lw=1.3, zorder=3))
-        self.ax.text(x, y, text, ha="center", va="center", fontsize=12, color=INK if on else FADED, zorder=4)
+        self.ax.text(x, y, text, ha="center", va="center", fontsize=12 * self.k, color=INK if on else FADED,
+                     zorder=4)
 
     def wire(self, points, part=None, arrow=True, dashed=False, lw=1.4, color=None, zorder=2, bridge=False):
         """A polyline through ``points``; ``bridge`` draws it over the wires it crosses, with a white margin."""
@@ -73,48 +80,66 @@ class _Sketch:
     def text(self, x, y, text, part=None, size=11, color=None, **kw):
         kw.setdefault("ha", "center")
         kw.setdefault("va", "center")
-        self.ax.text(x, y, text, fontsize=size, color=(color or INK) if self.on(part) else FADED, zorder=5, **kw)
+        self.ax.text(x, y, text, fontsize=size * self.k, color=(color or INK) if self.on(part) else FADED, zorder=5,
+                     **kw)
 
 
-def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet"), size=(10, 3.0)):
-    """The recurrent cell drawn folded (a loop) and unrolled (one copy per token, the same weights)."""
+def _char_width(text: str, size: float) -> float:
+    """A generous width in inches of ``text`` at ``size`` points (mathtext counted by its visible letters)."""
+    return 0.0078 * size * max(len(re.sub(r"\\[a-zA-Z]+|[$_{}\\]", "", line)) for line in text.split("\n"))
+
+
+def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet"), size=None):
+    """The recurrent cell drawn folded (a loop, above) and unrolled (one copy per token, the same weights, below).
+
+    Two rows, so that five tokens fit a phone's column with their text readable (``CELL_SIZE``'s rule); the width
+    follows the tokens (``size``, inches, overrides it and scales the fonts with it)."""
     tokens = [str(t) for t in tokens]
     if not tokens:
         raise ValueError("loop_diagram needs at least one token")
-    x0, dx = 3.5, 1.55
+    f = 11  # the smallest text, in points
+    labels = [f"$x_{{{t + 1}}}$\n'{token}'" for t, token in enumerate(tokens)]
+    dx = max(1.0, max(_char_width(label, f) for label in labels) + 0.25)   # inches per unrolled copy
+    bw = dx - 0.3
+    x0 = 0.75 + bw / 2
     last = x0 + (len(tokens) - 1) * dx
-    s = _Sketch(size, (-0.4, last + 1.5), (-0.75, 2.7))
+    width, height = max(last + bw / 2 + 0.85, 5.2), 4.1
+    k = 1.0 if size is None else size[0] / width
+    s = _Sketch((width * k, height * k), (0, width), (0, height), k=k)
     # folded: one cell with a loop on itself
-    s.box(0.6, 1.0, "$W_{ih}, W_{hh}, b$", NOTE, w=1.25, h=0.62, size=9)
-    s.wire([(0.6, 0.0), (0.6, 0.67)])
-    s.text(0.6, -0.12, "$x_t$", size=10, va="top")
-    s.wire([(0.6, 1.33), (0.6, 1.85)])
-    s.text(0.6, 1.95, "$y_t$", size=10, va="bottom")
-    s.wire([(1.25, 1.15), (1.55, 1.15), (1.55, 0.85), (1.25, 0.85)])  # the loop: h goes back in
-    s.text(1.68, 1.0, "$h$", size=10, ha="left")
-    s.text(2.15, 1.0, "=", size=20)
-    s.text(0.6, 2.45, "folded: one cell, a loop", size=9, style="italic")
+    fx, fy = 1.05, 3.175
+    s.box(fx, fy, "$W_{ih}, W_{hh}, b$", NOTE, w=1.4, h=0.55, size=f)
+    s.wire([(fx, 2.6), (fx, fy - 0.29)])
+    s.text(fx, 2.55, "$x_t$", size=f, va="top")
+    s.wire([(fx, fy + 0.29), (fx, 3.75)])
+    s.text(fx, 3.8, "$y_t$", size=f, va="bottom")
+    s.wire([(fx + 0.73, fy + 0.12), (fx + 0.98, fy + 0.12), (fx + 0.98, fy - 0.12), (fx + 0.73, fy - 0.12)])
+    s.text(fx + 1.06, fy, "$h$", size=f, ha="left")
+    s.text(fx + 1.5, fy, "folded: one cell, a loop", size=f, style="italic", ha="left")
     # unrolled: one copy per token
-    s.text(2.62, 1.0, "$h_0$", size=10)
-    for t, token in enumerate(tokens):
+    y = 1.1
+    s.text(0.3, y, "$h_0$", size=f)
+    for t, label in enumerate(labels):
         x = x0 + t * dx
-        s.box(x, 1.0, "same\n$W_{ih}, W_{hh}, b$", NOTE, w=1.05, h=0.7, size=9)
-        s.wire([(x - dx + 0.55 if t else 2.85, 1.0), (x - 0.55, 1.0)])
+        s.box(x, y, "same\nweights", NOTE, w=bw, h=0.62, size=f)
+        s.wire([(x - dx + bw / 2 + 0.02 if t else 0.48, y), (x - bw / 2 - 0.02, y)])
         if t:
-            s.text(x - dx / 2 - 0.02, 1.17, f"$h_{t}$", size=9)
-        s.wire([(x, 0.05), (x, 0.63)])
-        s.text(x, -0.05, f"$x_{t + 1}$\n'{token}'", size=9, va="top")
-        s.wire([(x, 1.37), (x, 1.85)])
-        s.text(x, 1.95, f"$y_{t + 1}$", size=9, va="bottom")
-    s.wire([(last + 0.55, 1.0), (last + 1.05, 1.0)])
-    s.text(last + 1.1, 1.0, f"$h_{len(tokens)}$", size=10, ha="left")
-    s.text((x0 + last) / 2, 2.45, "unrolled: one copy per token, all sharing the same weights", size=9,
-           style="italic")
+            s.text(x - dx / 2, y + 0.17, f"$h_{t}$", size=f)
+        s.wire([(x, 0.5), (x, y - 0.33)])
+        s.text(x, 0.45, label, size=f, va="top")
+        s.wire([(x, y + 0.33), (x, 1.7)])
+        s.text(x, 1.75, f"$y_{{{t + 1}}}$", size=f, va="bottom")
+    s.wire([(last + bw / 2 + 0.02, y), (last + bw / 2 + 0.4, y)])
+    s.text(last + bw / 2 + 0.45, y, f"$h_{{{len(tokens)}}}$", size=f, ha="left")
+    s.text(0.15, 2.25, "unrolled: one copy per token, all sharing the same weights", size=f, style="italic",
+           ha="left")
     return s.fig
 
 
-def io_patterns_diagram(size=(10, 3.6)):
-    """Karpathy's input/output patterns: red inputs, green recurrent cells, blue outputs, one panel each."""
+def io_patterns_diagram(size=None):
+    """Karpathy's input/output patterns: red inputs, green recurrent cells, blue outputs, one panel each.
+
+    Three panels above two, with the legend below, so that the panels' words stay readable in a phone's column."""
     patterns = [  # (title, example, inputs at step t?, outputs at step t?, steps)
         ("one to one", "a fixed input:\nno recurrence", [1], [1], 1),
         ("one to many", "one image in,\na caption out", [1, 0, 0], [1, 1, 1], 3),
@@ -122,27 +147,36 @@ def io_patterns_diagram(size=(10, 3.6)):
         ("many to many", "read all, then\nwrite: translation", [1, 1, 0, 0], [0, 0, 1, 1], 4),
         ("many to many", "one output per\ninput: tagging", [1, 1, 1], [1, 1, 1], 3),
     ]
-    slots = [max(3.3, 0.95 * steps + 0.9) for *_, steps in patterns]
-    s = _Sketch(size, (0, sum(slots) + 0.3), (-2.45, 4.2))
-    for p, (title, example, ins, outs, steps) in enumerate(patterns):
-        centre = 0.3 + sum(slots[:p]) + slots[p] / 2
-        s.text(centre, 3.85, title, size=11, weight="bold")
-        for k in range(steps):
-            x = centre + 0.95 * (k - (steps - 1) / 2)
-            s.box(x, 1.25, "", "#c9e7c0", w=0.6, h=0.6)
-            if ins[k]:
-                s.box(x, 0.05, "", "#f7c6c0", w=0.6, h=0.5)
-                s.wire([(x, 0.32), (x, 0.93)])
-            if outs[k]:
-                s.box(x, 2.45, "", "#c6d9f1", w=0.6, h=0.5)
-                s.wire([(x, 1.57), (x, 2.18)])
-            if k:
-                s.wire([(x - 0.65, 1.25), (x - 0.32, 1.25)])
-        s.text(centre, -0.95, example, size=9, linespacing=1.3)
-    for k, (name, color) in enumerate((("input", "#f7c6c0"), ("recurrent cell", "#c9e7c0"), ("output", "#c6d9f1"))):
-        x = 4.0 + 3.6 * k
-        s.box(x, -2.05, "", color, w=0.45, h=0.35)
-        s.text(x + 0.4, -2.05, name, size=9, ha="left")
+    f, step, row_h = 11, 0.55, 2.3
+    slots = [max(1.75, step * steps + 0.55) for *_, steps in patterns]
+    rows = [(0, 3), (3, 5)]
+    width = max(sum(slots[a:b]) for a, b in rows) + 0.2
+    height = 2 * row_h + 0.45
+    k = 1.0 if size is None else size[0] / width
+    s = _Sketch((width * k, height * k), (0, width), (0, height), k=k)
+    for r, (a, b) in enumerate(rows):
+        left = 0.1 + (width - 0.2 - sum(slots[a:b])) / 2
+        base = height - (r + 1) * row_h   # the bottom of this row
+        for p in range(a, b):
+            title, example, ins, outs, steps = patterns[p]
+            centre = left + sum(slots[a:p]) + slots[p] / 2
+            s.text(centre, base + 2.1, title, size=f + 0.5, weight="bold")
+            for j in range(steps):
+                x = centre + step * (j - (steps - 1) / 2)
+                s.box(x, base + 1.15, "", "#c9e7c0", w=0.36, h=0.36)
+                if ins[j]:
+                    s.box(x, base + 0.62, "", "#f7c6c0", w=0.36, h=0.28)
+                    s.wire([(x, base + 0.78), (x, base + 0.96)])
+                if outs[j]:
+                    s.box(x, base + 1.68, "", "#c6d9f1", w=0.36, h=0.28)
+                    s.wire([(x, base + 1.34), (x, base + 1.53)])
+                if j:
+                    s.wire([(x - step + 0.19, base + 1.15), (x - 0.19, base + 1.15)])
+            s.text(centre, base + 0.22, example, size=f, linespacing=1.2)
+    for j, (name, color) in enumerate((("input", "#f7c6c0"), ("recurrent cell", "#c9e7c0"), ("output", "#c6d9f1"))):
+        x = 0.6 + (width - 1.2) / 3 * j
+        s.box(x, 0.22, "", color, w=0.3, h=0.22)
+        s.text(x + 0.25, 0.22, name, size=f, ha="left")
     return s.fig
 
 
@@ -154,7 +188,7 @@ _LSTM_PARTS = {  # which parts each step of the walk-through lights up
 }
 
 
-def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", size=(7.6, 3.9)):
+def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", size=CELL_SIZE):
     """One LSTM step (after Olah's "Understanding LSTM Networks").
 
     The cell state runs along the top like a conveyor belt; the previous note $h_{t-1}$ and the input $x_t$
@@ -167,7 +201,8 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
         raise ValueError(f"highlight must be one of {sorted(_LSTM_PARTS)} or None, got {highlight!r}")
     if variant not in ("standard", "peephole", "coupled"):
         raise ValueError(f"variant must be 'standard', 'peephole' or 'coupled', got {variant!r}")
-    s = _Sketch(size, (-0.9, 11.2), (-0.95, 5.35), lit=None if highlight is None else _LSTM_PARTS[highlight])
+    s = _Sketch(size, (-0.9, 11.2), (-0.95, 5.35), lit=None if highlight is None else _LSTM_PARTS[highlight],
+                k=CELL_FONT * CELL_SIZE[0] / size[0])
     from matplotlib.patches import FancyBboxPatch
 
     s.ax.add_patch(FancyBboxPatch((0.7, 0.35), 9.0, 4.35, boxstyle="round,pad=0.05", fc="#f7f7f7", ec="#999999",
@@ -183,7 +218,7 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
     s.wire([(-0.6, rail), (xo, rail)], part="rail", arrow=False)
     s.text(-0.6, rail - 0.35, "$h_{t-1}$", ha="left", size=13, part="rail")
     s.wire([(1.4, -0.75), (1.4, rail)], part="rail", arrow=False)
-    s.text(1.55, -0.6, "$x_t$", ha="left", size=13, part="rail")
+    s.text(1.25, -0.6, "$x_t$", ha="right", size=13, part="rail")
     s.text(0.05, rail + 0.38, "$[h_{t-1}, x_t]$", ha="left", size=10, part="rail")
     gates = [("forget", xf, "$\\sigma$", GATE, "$f_t$"), ("input", xi, "$\\sigma$", GATE, "$i_t$"),
              ("candidate", xg, "tanh", SQUASH, "$g_t$"), ("output", xo, "$\\sigma$", GATE, "$o_t$")]
@@ -236,7 +271,7 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
 _GRU_PARTS = {"reset": {"reset", "rail", "reset_mul", "candidate"}, "update": {"update", "keep", "take", "rail"}}
 
 
-def gru_cell_diagram(highlight: str | None = None, size=(7.6, 3.9)):
+def gru_cell_diagram(highlight: str | None = None, size=CELL_SIZE):
     """One GRU step in PyTorch's convention: $h_t = (1 - z_t) \\odot n_t + z_t \\odot h_{t-1}$.
 
     The note runs along the top (there is no separate belt); the reset gate $r_t$ decides how much of the
@@ -245,7 +280,8 @@ def gru_cell_diagram(highlight: str | None = None, size=(7.6, 3.9)):
     """
     if highlight is not None and highlight not in _GRU_PARTS:
         raise ValueError(f"highlight must be one of {sorted(_GRU_PARTS)} or None, got {highlight!r}")
-    s = _Sketch(size, (-0.9, 11.2), (-0.95, 5.35), lit=None if highlight is None else _GRU_PARTS[highlight])
+    s = _Sketch(size, (-0.9, 11.2), (-0.95, 5.35), lit=None if highlight is None else _GRU_PARTS[highlight],
+                k=CELL_FONT * CELL_SIZE[0] / size[0])
     from matplotlib.patches import FancyBboxPatch
 
     s.ax.add_patch(FancyBboxPatch((0.7, 0.35), 9.0, 4.35, boxstyle="round,pad=0.05", fc="#f7f7f7", ec="#999999",

@@ -35,10 +35,13 @@ CSS = """
 .seqviz-web { margin: 0.5em 0 1em; font-family: sans-serif; }
 .seqviz-web-title { font-weight: bold; margin-bottom: 0.3em; }
 .seqviz-web-controls { display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; align-items: center; margin-bottom: 0.3em; }
-.seqviz-web-control { font-size: 0.9em; }
+.seqviz-web-control { font-size: 0.9em; max-width: 100%; }
+.seqviz-web-control input[type=text] { max-width: 100%; box-sizing: border-box; }
 .seqviz-web-message { color: #b00; min-height: 1.2em; font-size: 0.9em; }
-.seqviz-web-picture { overflow-x: auto; }
+.seqviz-web-picture { overflow-x: auto; max-width: 100%; }
 .seqviz-web-caption { font-size: 0.85em; margin: 0.2em 0 0.2em 4em; }
+.seqviz-web-still img { max-width: 100%; height: auto; }
+@media (max-width: 600px) { .seqviz-web-caption { margin-left: 0; } }
 .seqviz-web-mounted > .seqviz-web-still { display: none; }
 .seqviz-web:not(.seqviz-web-mounted) > .seqviz-web-live { display: none; }
 @media print {

@@ -42,14 +42,25 @@
       }
     }
 
+    // Side by side: the heatmaps, then the belt panel. Where that is wider than the page's column (a phone), the
+    // belt panel goes below the heatmaps, over the same token rows, and the heatmaps narrow to fit the column.
     function layout(tokens) {
-      const T = tokens.length, C = o.order.length, G = o.gates.length;
-      const row = Math.max(9, Math.min(16, 400 / T)), cell = Math.max(1.5, Math.min(10, 150 / C));
-      const left = 10 + 6 * Math.max(...tokens.map((t) => t.length)), top = 22;
-      const panel = C * cell, gap = Math.max(6, 2 * cell), heatW = G * panel + (G - 1) * gap;
-      const beltX = left + heatW + 30, beltW = o.belt ? 220 : 0;
-      return { T, C, row, cell, left, top, panel, gap, beltX, beltW, height: top + T * row,
-               width: beltX + beltW + 10 };
+      const T = tokens.length, C = o.order.length, G = o.gates.length, room = view.room();
+      const row = Math.max(9, Math.min(16, 400 / T)), left = 10 + 6 * Math.max(...tokens.map((t) => t.length));
+      const top = 22, side = o.belt ? 30 + 220 : 0;
+      let cell = Math.max(1.5, Math.min(10, 150 / C)), gap = Math.max(6, 2 * cell);
+      const heatW = () => G * C * cell + (G - 1) * gap;
+      const stacked = o.belt && room > 0 && left + heatW() + side + 10 > room;
+      if (room > 0 && left + heatW() + (stacked ? 0 : side) + 10 > room) {
+        gap = 6;
+        cell = Math.max(1.5, Math.min(cell, (room - 10 - left - gap * (G - 1)) / (G * C)));
+      }
+      const panel = C * cell, heatBottom = top + T * row;
+      const beltX = stacked ? left : left + heatW() + 30, beltTop = stacked ? heatBottom + 56 : top;
+      const beltW = !o.belt ? 0 : stacked ? Math.max(120, Math.min(220, room - 10 - left)) : 220;
+      return { T, C, row, cell, left, top, panel, gap, stacked, beltX, beltW, beltTop, heatBottom,
+               beltBottom: beltTop + T * row, height: stacked ? beltTop + T * row : heatBottom,
+               width: Math.max(left + heatW(), beltX + beltW) + 10 };
     }
 
     // The heatmaps and the token labels: drawn once per sentence.
@@ -65,7 +76,7 @@
           `<rect x="${(x0 + c * L.cell).toFixed(2)}" y="${(L.top + t * L.row).toFixed(2)}" width="${L.cell.toFixed(2)}" ` +
           `height="${L.row.toFixed(2)}" fill="${colour(name, x, vmax)}"/>`)));
         parts.push(`<text x="${x0 + L.panel / 2}" y="${L.top - 6}" font-size="12" text-anchor="middle">${ui.esc(name)}</text>`,
-                   `<text x="${x0 + L.panel / 2}" y="${L.height + 11}" font-size="9" text-anchor="middle">${ui.esc(nn.say(spec, "units"))}</text>`);
+                   `<text x="${x0 + L.panel / 2}" y="${L.heatBottom + 11}" font-size="9" text-anchor="middle">${ui.esc(nn.say(spec, "units"))}</text>`);
       });
       return `<g shape-rendering="crispEdges">${parts.join("")}</g>`;
     }
@@ -74,8 +85,10 @@
     function dynamicPicture() {
       const { tokens, gates } = reading, L = reading.layout, s0 = start - 1;
       const heatRight = L.left + o.gates.length * L.panel + (o.gates.length - 1) * L.gap;
-      const parts = tokens.map((tok, t) => `<text x="${L.left - 4}" y="${L.top + (t + 0.5) * L.row + 3.5}" ` +
+      const label = (y0) => tokens.map((tok, t) => `<text x="${L.left - 4}" y="${y0 + (t + 0.5) * L.row + 3.5}" ` +
         `font-size="10" text-anchor="end"${t === s0 ? ' font-weight="bold"' : ""}>${ui.esc(tok)}</text>`);
+      const parts = label(L.top);   // the belt panel below the heatmaps (a narrow page) has its own token labels
+      if (L.stacked && o.belt) parts.push(...label(L.beltTop));
       parts.push(`<line x1="${L.left}" x2="${heatRight}" y1="${L.top + s0 * L.row}" y2="${L.top + s0 * L.row}" ` +
                  `stroke="white" stroke-width="1.6"/>`);
       reading.belt = null;
@@ -87,7 +100,7 @@
       reading.belt = { survival, mean };
       const span = Math.log10(CEILING) - Math.log10(FLOOR);
       const x = (v) => L.beltX + L.beltW * (Math.log10(Math.max(v, FLOOR)) - Math.log10(FLOOR)) / span;
-      const y = (k) => L.top + (s0 + k + 0.5) * L.row;
+      const y = (k) => L.beltTop + (s0 + k + 0.5) * L.row;
       const path = (values) => values.map((v, k) => `${x(v).toFixed(2)},${y(k).toFixed(2)}`).join(" ");
       survival.forEach((values, i) => {
         const c = LINE_COLOURS[i % LINE_COLOURS.length];
@@ -95,9 +108,9 @@
                    ...values.map((v, k) => `<circle cx="${x(v).toFixed(2)}" cy="${y(k).toFixed(2)}" r="2" fill="${c}"/>`));
       });
       parts.push(`<polyline points="${path(mean)}" fill="none" stroke="gray" stroke-width="1.5" stroke-dasharray="5,3"/>`,
-                 `<text x="${L.beltX + L.beltW / 2}" y="${L.top - 6}" font-size="12" text-anchor="middle">` +
+                 `<text x="${L.beltX + L.beltW / 2}" y="${L.beltTop - 6}" font-size="12" text-anchor="middle">` +
                  `${ui.esc(nn.say(spec, "on the belt since '{token}'", { token: tokens[s0] }))}</text>`);
-      const labels = [...o.unit_labels, "mean"], legendY = L.height - 6 - 12 * labels.length;
+      const labels = [...o.unit_labels, "mean"], legendY = L.beltBottom - 6 - 12 * labels.length;
       labels.forEach((label, i) => {
         const c = i < o.unit_labels.length ? LINE_COLOURS[i % LINE_COLOURS.length] : "gray", ly = legendY + 12 * i + 6;
         parts.push(`<line x1="${L.beltX + 6}" x2="${L.beltX + 22}" y1="${ly}" y2="${ly}" stroke="${c}" stroke-width="1.5"` +
@@ -108,15 +121,15 @@
     }
 
     function beltAxes() {
-      const L = reading.layout, parts = [`<rect x="${L.beltX}" y="${L.top}" width="${L.beltW}" height="${L.T * L.row}" ` +
+      const L = reading.layout, parts = [`<rect x="${L.beltX}" y="${L.beltTop}" width="${L.beltW}" height="${L.T * L.row}" ` +
                                          `fill="none" stroke="black" stroke-width="0.8"/>`];
       const span = Math.log10(CEILING) - Math.log10(FLOOR);
       for (let e = -6; e <= 0; e += 2) {
         const tx = L.beltX + L.beltW * (e + 6) / span;
-        parts.push(`<line x1="${tx}" x2="${tx}" y1="${L.height}" y2="${L.height + 4}" stroke="black"/>`,
-                   `<text x="${tx}" y="${L.height + 15}" font-size="10" text-anchor="middle">10${superscript(e)}</text>`);
+        parts.push(`<line x1="${tx}" x2="${tx}" y1="${L.beltBottom}" y2="${L.beltBottom + 4}" stroke="black"/>`,
+                   `<text x="${tx}" y="${L.beltBottom + 15}" font-size="10" text-anchor="middle">10${superscript(e)}</text>`);
       }
-      parts.push(`<text x="${L.beltX + L.beltW / 2}" y="${L.height + 29}" font-size="10" text-anchor="middle">` +
+      parts.push(`<text x="${L.beltX + L.beltW / 2}" y="${L.beltBottom + 29}" font-size="10" text-anchor="middle">` +
                  `${ui.esc(nn.say(spec, "share left on the belt"))}</text>`);
       return parts.join("");
     }
@@ -135,7 +148,7 @@
       const L = reading.layout;
       view.picture.innerHTML = `<svg width="${L.width}" height="${L.height + 36}" role="img" ` +
         `aria-label="${ui.esc(o.title)}">${staticPicture()}${o.belt ? beltAxes() : ""}<g class="seqviz-gates-dynamic"></g>` +
-        `<text class="seqviz-gates-hover" x="${L.left}" y="${L.height + 29}" font-size="10"></text></svg>`;
+        `<text class="seqviz-gates-hover" x="${L.left}" y="${L.heatBottom + 29}" font-size="10"></text></svg>`;
       const svg = view.picture.querySelector("svg"), hover = svg.querySelector(".seqviz-gates-hover");
       svg.addEventListener("mousemove", (e) => {
         const box = svg.getBoundingClientRect();

@@ -28,7 +28,9 @@ views.sticky_note = function (root, spec) {
   function draw() {
     if (reading.error) { view.picture.innerHTML = ""; throw reading.error; }
     const { tokens, states, probs, changes } = reading, T = tokens.length, H = states[0].length;
-    const c = o.track, cell = Math.max(14, Math.min(48, 640 / T)), unit = Math.max(5, Math.min(16, 200 / H));
+    // The columns narrow to the page's column (a phone's) down to 14 px; a longer sentence scrolls sideways.
+    const room = view.room(), fit = room ? (room - 64 - 60) / T : 48;
+    const c = o.track, cell = Math.max(14, Math.min(48, 640 / T, fit)), unit = Math.max(5, Math.min(16, 200 / H));
     const x0 = 64, top = 6, noteH = H * unit, barsY = top + noteH + 8, barsH = 70, width = x0 + T * cell + 60;
     let vmax = 0, cmax = 0;
     for (const h of states) for (const v of h) vmax = Math.max(vmax, Math.abs(v));

@@ -69,6 +69,9 @@ ui.frame = function (root, title, controls) {
               ui.el("div", { class: "seqviz-web-controls", "data-lm-suppress-shortcuts": "true" },
                     ...controls.map((c) => c.box)), message, picture);
   const view = { timings: [], lastMs: NaN, message, picture };
+  // The width the picture may take: its column's (a phone's is narrow). While the view is being mounted its part
+  // of the page is still hidden, so the width is read from the view's outer <div>; 0 where nothing is laid out.
+  view.room = () => picture.clientWidth || (root.closest(".seqviz-web") || root).clientWidth || 0;
   view.run = function (draw) {
     const start = performance.now();
     try {
