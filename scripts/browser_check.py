@@ -303,7 +303,8 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: F
         small.wait_for_load_state("load")
         small.wait_for_timeout(300)
         phone = phone_problems(small)
-        small.screenshot(path=str(shot.with_name(shot.stem + f"-{PHONE['width']}.png")), full_page=True)
+        small.screenshot(path=str(shot.with_name(shot.stem + f"-{PHONE['width']}.jpg")), full_page=True, type="jpeg",
+                         quality=80)
         small.close()
     size = path.stat().st_size
     problems = [*errors, *(f"third-party request: {u}" for u in external), *phone]
