@@ -179,6 +179,14 @@ def translate(text: str, strict: bool = True) -> str:
     return text
 
 
+_COMMA = {"en": ", ", "zh": "，"}
+
+
+def listing(parts) -> str:
+    """Words already in the book's language, joined as a list with its comma: "a, b" or "a，b"."""
+    return _COMMA.get(_language, ", ").join(parts)
+
+
 def missing_translations() -> list[str]:
     """The texts ``translate`` found no translation for (strict lookups), in the order they came."""
     return list(_MISSING)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from .book import translate
 from .config import model_device
 
 __all__ = ["CrossoverEstimate", "PowerLawFit", "Stopwatch", "activation_bytes", "check_ints", "count_parameters",
@@ -575,8 +576,8 @@ def _escape(text: str) -> str:
 
 
 def _cell(value, fmt) -> str:
-    if isinstance(value, str):
-        return _escape(value)
+    if isinstance(value, str):  # words of the book (the reader's language where the catalogue has them) or data
+        return _escape(translate(value, strict=False))
     if callable(fmt):
         return _escape(str(fmt(value)))
     if fmt == "%":
@@ -597,8 +598,9 @@ def markdown_table(rows: Sequence[dict], columns=None) -> str:
     ``columns`` says which keys, in order, under which header and in which format: ``None`` (every key of the
     first row), a list of keys, or a dict ``key -> header`` or ``key -> (header, format)``. A format is ``""``
     (text, left-aligned), ``"%"`` (a fraction as a percentage), a format spec (``","``, ``".2f"``), a function
-    ``value -> str``, or ``None`` (numbers to 3 significant digits). Strings are written as they are; a missing
-    key leaves its cell empty. Number columns are right-aligned.
+    ``value -> str``, or ``None`` (numbers to 3 significant digits). A missing key leaves its cell empty. Number
+    columns are right-aligned. Headers and string cells are written in the book's language where the catalogue
+    has them (:func:`seqviz.book.translate`, not strict: a cell may be data, which stays as it is).
     """
     rows = list(rows)
     if not rows or not all(isinstance(r, dict) for r in rows):
@@ -618,7 +620,7 @@ def markdown_table(rows: Sequence[dict], columns=None) -> str:
             value = (value, None)
         if not (isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[0], str)):
             raise ValueError(f"column {key!r} must map to a header or (header, format), got {value!r}")
-        spec[key] = (_escape(value[0]), value[1])
+        spec[key] = (_escape(translate(value[0], strict=False)), value[1])
 
     def right(key, fmt):
         if fmt is not None:

@@ -3,6 +3,7 @@ evidence comes from, and flips when the evidence does; situations the chapter di
 from its short run."""
 
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def fake_rows(scores=None, train_s=None, laps=None, longer=None):
 
 def fake_run(scores=None, train_s=None, laps=None, transformer_memory=8.0, cache_growth=4.0, pretrained=0.6,
              scratch=0.2, cache_cost=0.1, lengths=(16, 32, 64), contexts=(16, 64), longer=None, race=None,
-             long_runs=None):
+             long_runs=None, machine="a test CPU"):
     """The guide's evidence from rows, cost curves and a fine-tuning result the test chooses."""
     rows = fake_rows(scores, train_s, laps, longer)
     cost = []
@@ -58,7 +59,7 @@ def fake_run(scores=None, train_s=None, laps=None, transformer_memory=8.0, cache
                    {"model": "Transformer (no cache)", "context": c, "ms_per_token": 1.0, "state_bytes": 0}]
     finetune = {"pretrained": pretrained, "scratch": scratch, "labels": 6, "pretrain_steps": 10, "pretrain_s": 1.0,
                 "chance": 1 / 6}
-    return collect_evidence(rows, cost, stream, finetune, race=race, long_runs=long_runs, machine="a test CPU")
+    return collect_evidence(rows, cost, stream, finetune, race=race, long_runs=long_runs, machine=machine)
 
 
 def situations():
@@ -357,3 +358,118 @@ def test_a_task_no_model_learned_is_answered_with_none_of_them():
     advice = recommend("classification", "small (few labels)", "short (< 100)", *CPU_SHORT,
                        fake_run(scores=chance, pretrained=0.2, scratch=0.2))
     assert advice["model"] == UNSOLVED
+
+
+# -- the Chinese edition: the guide and its table have no English sentence left ----------------------------------
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "10_choosing_a_model.ipynb"
+# three English words in a row (model names such as RNN, GRU, LSTM are capitals, so lists of them pass), once the
+# citations, which are named as the bibliography names them, are taken out
+ENGLISH = re.compile(r"[A-Za-z][a-z'’-]+(?:[ ,;:]+[A-Za-z][a-z'’-]+){2,}")
+CITATION = re.compile(r"[A-Z][\w'’é-]+(?: and [A-Z][\w'’é-]+| et al\.)? \(\d{4}\)")
+LONG_RUNS_EVIDENCE = {
+    "translate": {k: {"name": n, "bleu": b} for k, n, b in (("GRU", "translate-gru", 22.7), ("GRU + attention",
+                  "translate-gru-attn", 37.1), ("Transformer", "translate-transformer", 39.9))},
+    "charlm": {f: [{"name": f"charlm-{f.lower()}-{s}", "parameters": p, "valid_loss": loss + (0.05 if f == "LSTM" else 0)}
+                   for s, p, loss in (("s", 150_000, 1.7), ("m", 560_000, 1.6), ("l", 1_200_000, 1.5))]
+               for f in ("LSTM", "Transformer")}}
+
+
+def english_left(text: str) -> list[str]:
+    """The runs of English words in ``text`` (HTML tags and citations taken out)."""
+    return ENGLISH.findall(CITATION.sub(" ", re.sub(r"<[^>]+>|&[#\w]+;", " ", text)))
+
+
+def evidence_variants():
+    """Runs that send the rules down every branch: each measured answer, the long runs, the literature."""
+    from seqviz.guide import machine_words
+
+    same = {(t, k): 0.9 for t in ("agreement", "translation", "forecasting") for k in KINDS}
+    chance = {(t, k): 0.5 if t == "agreement" else 0.0 for t in ("agreement", "translation", "forecasting")
+              for k in KINDS}
+    race = {"Transformer": {"valid_ppl": 12.1, "seconds": 4.0, "steps": 70},
+            "GRU": {"valid_ppl": 9.3, "seconds": 4.0, "steps": 76}}
+    longer = {"RNN": 0.2, "GRU": 0.28, "LSTM": 0.25, "Transformer": 0.05}
+    machine = machine_words()
+    yield fake_run(long_runs=LONG_RUNS_EVIDENCE, race=race, longer=longer, machine=machine)
+    yield fake_run(pretrained=0.2, scratch=0.2, longer=longer, machine=machine)
+    yield fake_run(scores=chance, pretrained=0.2, scratch=0.2, machine=machine)
+    yield fake_run(cache_cost=0.05, cache_growth=1.0, machine=machine)
+    yield fake_run(cache_cost=0.1, cache_growth=1.0, machine=machine)
+    yield fake_run(scores=same, train_s={("agreement", "LSTM"): 2.0, ("translation", "Transformer"): 3.0},
+                   machine=machine)
+    yield fake_run(scores=same, machine="a NVIDIA H200 GPU")
+
+
+@pytest.fixture
+def zh():
+    import seqviz as sv
+
+    sv.book.set_language("zh")
+    try:
+        yield sv
+    finally:
+        sv.book.set_language("en")
+
+
+def test_the_guide_in_chinese_has_no_english_sentence_left(zh):
+    """Every answer, reason and piece of evidence the guide can write, for every situation and every branch of the
+    rules, is in the catalogue: the picture holds no run of English words and nothing was missing."""
+    before = set(zh.book.missing_translations())
+    for i, ev in enumerate(evidence_variants()):
+        for choice in situations():
+            if i and regime_of(*choice, ev) == LITERATURE:  # the literature's answers do not move with the run
+                continue
+            page = guide_html(recommend(*choice, ev), ev).data
+            assert not english_left(page), f"{choice}: English left in the guide: {english_left(page)}"
+    assert set(zh.book.missing_translations()) == before
+    zh.book.set_language("en")  # the check can fail: the English picture is all English words
+    assert english_left(guide_html(recommend(*next(situations()), ev), ev).data)
+
+
+def _chapter_table(ev) -> str:
+    """The guide's table exactly as chapter 10's cell builds it (its own code, run on ``ev``)."""
+    from seqviz.guide import machine_words, situation_words
+    from seqviz.measure import markdown_table
+
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    source = next("".join(c["source"]) for c in cells if c.get("id") == "d8bda1f9")
+    tables = []
+    space = {"recommend": recommend, "situation_words": situation_words, "evidence": ev,
+             "MACHINE": machine_words(), "show": lambda rows, columns: tables.append(markdown_table(rows, columns))}
+    exec(compile(source, str(NOTEBOOK), "exec"), space)
+    assert len(tables) == 1
+    return tables[0]
+
+
+def test_the_guides_table_in_chinese_has_no_english_sentence_left(zh):
+    for ev in evidence_variants():
+        table = _chapter_table(ev)
+        cells = [c.strip() for line in table.splitlines()[2:] for c in line.strip("|").split(" | ")]
+        assert cells and not [c for c in cells if english_left(c)], [english_left(c) for c in cells if english_left(c)]
+        assert not english_left(table.splitlines()[0])  # the headers
+    zh.book.set_language("en")
+    assert english_left(_chapter_table(ev))
+
+
+def test_the_live_guides_menus_and_still_speak_the_books_language(zh, monkeypatch):
+    """In Chinese the menus show Chinese labels and descriptions, while the function still receives the English
+    option the rules read; the book's still names the chosen labels."""
+    import ipywidgets as widgets
+
+    from seqviz import config
+    from seqviz.viz import live
+
+    monkeypatch.setattr(config, "BOOK", True)
+    seen = []
+    ev = fake_run()
+    menus = {name: widgets.Dropdown(options=options, value=options[0], description=name)
+             for name, options in GUIDE_OPTIONS.items()}
+    view = live(lambda **choice: seen.append(choice) or guide_html(recommend(**choice, evidence=ev), ev),
+                title="Describe your problem", **menus)
+    assert seen[-1] == {name: options[0] for name, options in GUIDE_OPTIONS.items()}  # English values, as before
+    assert menus["task"].label == "分类任务" and menus["task"].description == "任务"
+    note = view._repr_mimebundle_()["text/html"]
+    assert "（任务 = &#x27;分类任务&#x27;，" in note and "classification" not in note
+    menus["task"].value = "translation"
+    assert seen[-1]["task"] == "translation" and menus["task"].label == "翻译任务"

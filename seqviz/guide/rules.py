@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..book import compare_times, compare_word
+from ..book import compare_times, compare_word, listing, translate
 from .evidence import GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, MODELS, TASKS, TOLERANCE, check_evidence
 
 RECURRENT = ("RNN", "GRU", "LSTM")
@@ -328,5 +328,7 @@ _SHORT = {"small (few labels)": "few labels", "moderate (thousands)": "thousands
 
 
 def situation_words(choice: dict) -> str:
-    """A situation (``recommend(...)["choice"]``) in a few words, for a table's cell."""
-    return ", ".join(_SHORT.get(choice[k], choice[k]) for k in ("task", "data", "length", "compute", "latency"))
+    """A situation (``recommend(...)["choice"]``) in a few words, for a table's cell, in the book's language
+    (:func:`seqviz.book.translate`: "classification, few labels, ..." or "分类，标签很少，...")."""
+    words = [translate(_SHORT.get(choice[k], choice[k])) for k in ("task", "data", "length", "compute", "latency")]
+    return listing(words)

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import ipywidgets as widgets
 
-from .. import config
-from ..book import translate
+from .. import config, i18n
+from ..book import listing, translate
 from ._plumbing import figure_png
 from .book import book_html
 
@@ -53,6 +53,8 @@ class LiveView(widgets.VBox):
         self.output = widgets.Output()
         self.last_update_ms = float("nan")
         self._still: str | None = None  # HTML of the latest picture, shown instead of the widget in the book
+        for control in self.controls.values():
+            _in_book_language(control)
         header = [widgets.HTML(f"<b>{translate(title)}</b>")] if title else []
         super().__init__([*header, widgets.HBox(list(self.controls.values())), self.output])
         self.add_class("seqviz-live")
@@ -92,11 +94,34 @@ class LiveView(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         if config.BOOK and self._still is not None:
-            values = ", ".join(f"{name} = {value!r}" for name, value in self.values().items())
-            note = f"<p class='seqviz-still-note'><em>{translate(STILL_NOTE)}</em> ({html.escape(values)})</p>"
+            values = listing(f"{translate(name, strict=False)} = {_shown(control)}"
+                             for name, control in self.controls.items())
+            shown = f"（{values}）" if i18n.has_cjk(values) else f"({values})"
+            note = f"<p class='seqviz-still-note'><em>{translate(STILL_NOTE)}</em> {html.escape(shown)}</p>"
             return {"text/html": f"<div class='seqviz-still'>{self._still}{note}</div>",
                     "text/plain": f"LiveView({values})"}
         return super()._repr_mimebundle_(**kwargs)
+
+
+def _in_book_language(control) -> None:
+    """A menu's labels and a control's description in the book's language where the catalogue has them (not
+    strict: a menu may list data); the values the view's function receives stay as the code wrote them."""
+    if isinstance(control, widgets.Dropdown):
+        value = control.value
+        pairs = [(translate(label, strict=False), option)
+                 for label, option in zip(control._options_labels, control._options_values)]
+        if any(label != str(option) for label, option in pairs):
+            control.options = pairs
+            control.value = value
+    if control.description:
+        control.description = translate(control.description, strict=False)
+
+
+def _shown(control) -> str:
+    """A control's value as the still's note writes it: a menu's label, quoted, or the value's repr."""
+    if isinstance(control, widgets.Dropdown) and control.label is not None:
+        return repr(control.label)
+    return repr(control.value)
 
 
 def _message(text: str, kind: str) -> dict:
