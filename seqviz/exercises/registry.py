@@ -21,6 +21,7 @@ import math
 import numbers
 import random
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -131,8 +132,6 @@ def wrap_feedback(text: str, columns: int = FEEDBACK_COLUMNS) -> str:
     """``text`` broken into lines of at most ``columns`` columns, each paragraph on its own, so that the printed
     feedback reads whole instead of running off the right edge of the output. English breaks between words;
     Chinese (two columns a character) between characters, never inside a run of Latin letters and digits."""
-    import unicodedata
-
     def width(piece: str) -> int:
         return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
 
