@@ -10,7 +10,12 @@ to that cache, which matches each notebook by the hash of its code and merges th
 that failed here is not stored, so the build runs it again and reports its error as it always does; this
 script also prints the failing cell and exits with 1.
 
-The environment (``SEQVIZ_QUICK``, ``SEQVIZ_BOOK``, threads) is the caller's, passed to every kernel.
+The environment (``SEQVIZ_QUICK``, ``SEQVIZ_BOOK``, threads) is the caller's, passed to every kernel, with one
+exception: a notebook whose metadata has ``seqviz.run_alone`` (a sentence saying why: chapter 9b times training
+on one thread and on every core) runs first, by itself, with the thread limits (``OMP_NUM_THREADS``,
+``MKL_NUM_THREADS``) removed. Beside another kernel its every-core timing would measure the other kernel (on two
+cores, the threads of one step wait for a core the other notebook holds: 9b took 310 s so in full mode, and
+reported two threads five times slower than one).
 Per-notebook times go to ``<cache>/../notebook-times.csv`` (and are printed).
 
 Usage: ``python scripts/execute_notebooks.py --cache _build/.jupyter_cache [--jobs 2] notebooks/*.ipynb``
@@ -58,6 +63,25 @@ def execute(path: str, timeout: int) -> tuple[str, str | None, float, str | None
     return path, nbformat.writes(notebook), seconds, None
 
 
+def run_alone(path: Path) -> str | None:
+    """Why the notebook at ``path`` must run by itself (its ``metadata.seqviz.run_alone``), or None."""
+    import json
+
+    reason = json.loads(path.read_text()).get("metadata", {}).get("seqviz", {}).get("run_alone")
+    if reason is not None and not (isinstance(reason, str) and reason.strip()):
+        raise ValueError(f"{path}: metadata.seqviz.run_alone must be a sentence saying why, got {reason!r}")
+    return reason
+
+
+def _unlimited_threads(parent: int) -> None:
+    """Initializer of the worker that runs a notebook alone: its kernel may use every core."""
+    import os
+
+    _stop_with(parent)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.pop(name, None)
+
+
 def shown(path: Path | str) -> str:
     """A notebook's name as printed and logged: relative to the repository where it lies inside it."""
     path = Path(path)
@@ -97,14 +121,18 @@ def main(argv=None) -> int:
     shutil.rmtree(cache_dir, ignore_errors=True)
     cache = get_cache(str(cache_dir))
     order = sorted(paths, key=lambda p: (-previous.get(shown(p), 0.0), -p.stat().st_size))
+    try:
+        alone = [p for p in order if run_alone(p)]
+    except ValueError as error:
+        print(error)
+        return 2
+    together = [p for p in order if p not in alone]
     start = time.perf_counter()
     rows, failed = [], []
     import os
 
-    with ProcessPoolExecutor(max_workers=min(args.jobs, len(order)), initializer=_stop_with,
-                             initargs=(os.getpid(),)) as pool:
-        futures = [pool.submit(execute, str(p), args.timeout) for p in order]
-        for future in as_completed(futures):
+    def collect(pool, batch):
+        for future in as_completed([pool.submit(execute, str(p), args.timeout) for p in batch]):
             path, text, seconds, error = future.result()
             rel = shown(path)
             rows.append({"notebook": rel, "seconds": f"{seconds:.1f}", "ok": error is None})
@@ -115,7 +143,16 @@ def main(argv=None) -> int:
             cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(text, as_version=4), uri=path,
                                                       data={"execution_seconds": seconds}),
                                         check_validity=False, overwrite=True)
-            print(f"{rel}: executed in {seconds:.0f} s", flush=True)
+            print(f"{rel}: executed in {seconds:.0f} s" + (" (alone, every core)" if Path(path) in alone else ""),
+                  flush=True)
+
+    if alone:  # one at a time, nothing beside them, no thread limit
+        with ProcessPoolExecutor(max_workers=1, initializer=_unlimited_threads, initargs=(os.getpid(),)) as pool:
+            collect(pool, alone)
+    if together:
+        with ProcessPoolExecutor(max_workers=min(args.jobs, len(together)), initializer=_stop_with,
+                                 initargs=(os.getpid(),)) as pool:
+            collect(pool, together)
     rows.sort(key=lambda r: r["notebook"])
     times_csv.parent.mkdir(parents=True, exist_ok=True)
     with times_csv.open("w", newline="") as f:

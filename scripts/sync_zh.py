@@ -431,10 +431,13 @@ def check_chapter(root: Path, page: str, report: Report, write: bool, accept: se
     structural += [f"{name}: cell {cid} is no longer in the English chapter" for cid in dropped]
     if [c.get("id") for c in zh_cells if c.get("id") in set(en_ids)] != [i for i in en_ids if i in by_id]:
         structural.append(f"{name}: its cells are not in the English chapter's order")
+    metadata = {**copy.deepcopy(en_nb.get("metadata", {})), "language_info": {"name": "python"}}
+    if zh_nb.get("metadata") != metadata:   # e.g. seqviz.run_alone: the Chinese chapter is run as the English one
+        structural.append(f"{name}: its notebook metadata differ from the English chapter's")
     if write:
-        if new_cells != zh_cells:
+        if new_cells != zh_cells or zh_nb.get("metadata") != metadata:
             zh_nb["cells"] = new_cells
-            zh_nb["metadata"] = {**copy.deepcopy(en_nb.get("metadata", {})), "language_info": {"name": "python"}}
+            zh_nb["metadata"] = metadata
             zh_path.write_text(json.dumps(zh_nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             report.changed += structural or [f"{name}: updated"]
     else:

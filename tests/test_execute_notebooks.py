@@ -100,3 +100,43 @@ def test_the_book_switches_to_the_cache_only_when_told_and_only_to_a_real_folder
     monkeypatch.setenv("SEQVIZ_EXECUTED", str(tmp_path / "missing"))
     with pytest.raises(ValueError, match="SEQVIZ_EXECUTED must name the folder"):
         seqviz_book._executed(None, Config())
+
+
+def test_a_notebook_marked_run_alone_runs_first_by_itself_without_the_thread_limit(tmp_path):
+    from jupyter_cache import get_cache
+
+    # each notebook writes when it started and ended; the marked one also its thread limit
+    stamp = "import os, time, json\nopen(os.path.join({d!r}, {n!r}), 'w').write(json.dumps([time.time(), " \
+            "os.environ.get('OMP_NUM_THREADS')]))\ntime.sleep(1.5)\nopen(os.path.join({d!r}, {n!r} + '.end'), " \
+            "'w').write(str(time.time()))"
+    alone = notebook(tmp_path / "alone.ipynb", stamp.format(d=str(tmp_path), n="alone"))
+    nb = nbformat.read(alone, as_version=4)
+    nb.metadata["seqviz"] = {"run_alone": "it times every core"}
+    nbformat.write(nb, alone)
+    others = [notebook(tmp_path / f"other{k}.ipynb", stamp.format(d=str(tmp_path), n=f"other{k}")) for k in (1, 2)]
+    result = subprocess.run([sys.executable, str(SCRIPT), "--jobs", "2", "--cache", str(tmp_path / "cache"),
+                             *map(str, others), str(alone)], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+
+    started, threads = json.loads((tmp_path / "alone").read_text())
+    ended = float((tmp_path / "alone.end").read_text())
+    assert threads is None, "the notebook that runs alone kept the thread limit"
+    for k in (1, 2):
+        other_start, other_threads = json.loads((tmp_path / f"other{k}").read_text())
+        assert other_threads == "1"
+        assert other_start > ended, "another notebook ran beside the one marked run_alone"
+    assert "alone.ipynb: executed in" in result.stdout and "(alone, every core)" in result.stdout
+    cache = get_cache(str(tmp_path / "cache"))
+    assert cache.match_cache_notebook(nbformat.read(alone, as_version=4))
+
+
+def test_run_alone_must_say_why(tmp_path):
+    bad = notebook(tmp_path / "bad.ipynb", "1")
+    nb = nbformat.read(bad, as_version=4)
+    nb.metadata["seqviz"] = {"run_alone": True}
+    nbformat.write(nb, bad)
+    result = run("--cache", tmp_path / "cache", bad)
+    assert result.returncode == 2
+    assert "run_alone must be a sentence saying why, got True" in result.stdout

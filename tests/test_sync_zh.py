@@ -84,6 +84,15 @@ def test_a_changed_code_cell_fails_and_the_write_run_restores_it(copy):
     assert _failures(copy) == ""
 
 
+def test_changed_notebook_metadata_fails_and_the_write_run_copies_it(copy):
+    _edit(copy, lambda cells: 0, lambda nb, c: nb["metadata"].update(seqviz={"run_alone": "it times every core"}))
+    assert "its notebook metadata differ from the English chapter's" in _failures(copy)
+    sync_zh.sync(copy, write=True)
+    assert _failures(copy) == ""
+    zh = json.loads((copy / "zh" / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))
+    assert zh["metadata"]["seqviz"] == {"run_alone": "it times every core"}
+
+
 def test_the_imports_cell_differs_by_one_line_only(copy):
     english = json.loads((copy / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))["cells"]
     chinese = json.loads((copy / "zh" / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))["cells"]

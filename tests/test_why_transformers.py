@@ -331,3 +331,20 @@ def test_the_figures_draw_what_they_are_given():
     assert list(fig.data[0].x) == [3.0, 7.0, 12.0] and fig.layout.xaxis.title.text == "characters of context"
     with pytest.raises(ValueError, match="one value per position"):
         position_loss_figure({"m": (torch.ones(2), torch.ones(3), torch.ones(3))})
+
+
+def test_all_threads_is_the_cores_capped_by_omp_num_threads(monkeypatch):
+    import os
+
+    from seqviz.experiments.parallel import all_threads
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert all_threads() == cores
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert all_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", str(cores + 7))   # a limit above the cores leaves the cores
+    assert all_threads() == cores
+    for unusable in ("", "0", "two", "-3"):                    # not a positive number: no limit
+        monkeypatch.setenv("OMP_NUM_THREADS", unusable)
+        assert all_threads() == cores

@@ -34,8 +34,13 @@ KINDS = ("LSTM", "GRU", "attention")
 
 
 def all_threads() -> int:
-    """How many CPU cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    """How many CPU threads this process may use: the cores it may run on, capped by ``OMP_NUM_THREADS`` where
+    that is set to a number (the book's builds and test runs set it to 1 for every kernel that shares the machine
+    with another, so that a timing "on every core" never measures the other kernel; a chapter run by itself, in
+    Colab or on a laptop, sees every core)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    limit = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return max(1, min(cores, int(limit))) if limit.isdigit() and int(limit) > 0 else cores
 
 
 def throughput_layer(kind: str, width: int, num_heads: int = 4) -> nn.Module:
