@@ -103,10 +103,21 @@ def error_of(notebook: dict) -> str | None:
     return None
 
 
+def is_figure(output: dict) -> bool:
+    """A picture among a cell's outputs: a PNG or SVG (matplotlib), or a plotly figure (its JSON, or the HTML
+    that draws it with Plotly, as Colab's renderer writes it)."""
+    data = output.get("data", {})
+    if {"image/png", "image/svg+xml", "application/vnd.plotly.v1+json"} & set(data):
+        return True
+    html = data.get("text/html", "")
+    html = "".join(html) if isinstance(html, list) else html
+    return "Plotly.newPlot" in html
+
+
 def run_nbclient(notebook: dict, runtime: Runtime, timeout: float, until_figure: bool = False) -> dict:
     """Run all cells, top to bottom, in the chapter's fresh kernel; stops at the first error, as Run all does.
 
-    ``until_figure``: stop after the first cell past the Colab cell that draws a picture (a PNG or SVG output):
+    ``until_figure``: stop after the first cell past the Colab cell that draws a picture (:func:`is_figure`):
     the Colab cell's install, the chapter's set-up (imports, ``set_language``) and one figure, for an edition
     whose code is the other's, cell for cell (scripts/sync_zh.py --check), run in full here already.
     """
@@ -131,8 +142,7 @@ def run_nbclient(notebook: dict, runtime: Runtime, timeout: float, until_figure:
                         continue
                     client.execute_cell(cell, index)
                     code_seen += 1
-                    if code_seen > 1 and any({"image/png", "image/svg+xml"} & set(o.get("data", {}))
-                                             for o in cell.outputs):
+                    if code_seen > 1 and any(is_figure(o) for o in cell.outputs):
                         break
     except CellExecutionError as error:
         problem = str(error).strip().splitlines()[-1][:600]

@@ -100,3 +100,14 @@ def test_a_chinese_chapter_runs_its_colab_cell_set_up_and_first_figure_then_stop
     assert lite["front"] == "nbclient, to its first figure"
     full = colab_check.run_nbclient(json.loads(nbformat.writes(nb)), runtime, 120)
     assert full["ran"] == 5 and "past the first figure" in full["problems"][0]
+
+
+def test_a_plotly_figure_counts_as_the_first_figure_and_text_does_not():
+    from colab_runtime import is_figure
+
+    assert is_figure({"data": {"image/png": "iVBOR"}}) and is_figure({"data": {"image/svg+xml": "<svg/>"}})
+    assert is_figure({"data": {"application/vnd.plotly.v1+json": {"data": []}}})
+    colab_html = ['<div id="f"></div>\n', '<script>Plotly.newPlot("f", [], {})</script>']  # Colab's renderer
+    assert is_figure({"data": {"text/html": colab_html}})
+    assert not is_figure({"data": {"text/html": "<table><tr><td>plotly</td></tr></table>"}})
+    assert not is_figure({"name": "stdout", "text": "Plotly.newPlot is a function"})
