@@ -50,7 +50,7 @@ from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from view_driver import CHROMIUM, DRIVE, FLAGS, block_other_hosts, serve  # noqa: E402  (shared with the live checks)
+from view_driver import CHROMIUM, DRIVE, FLAGS, block_other_hosts, in_order, serve  # noqa: E402  (shared with the live checks)
 
 MAX_HTML_BYTES = 1.5e6
 MAX_LOAD_SECONDS = 3.0
@@ -384,7 +384,7 @@ def report_live(rows: list[dict], results: Path):
     (results / "page_views.md").write_text("\n".join(lines) + "\n")
 
 
-def _worker(html: str, shots: str, todo, done) -> None:
+def _worker(todo, done, html: str, shots: str) -> None:
     """One worker: its own server, Chromium and fonts; checks the pages it takes from ``todo`` until a None."""
     import tempfile
 
@@ -400,9 +400,9 @@ def _worker(html: str, shots: str, todo, done) -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, env=env)
             for index, rel in iter(todo.get, None):
                 try:
-                    done.put((index, *check_page(browser, base, html, html / rel, shots, fonts)))
+                    done.put((index, check_page(browser, base, html, html / rel, shots, fonts)))
                 except Exception as error:  # noqa: BLE001  (a page that breaks the checker fails, the rest go on)
-                    done.put((index, {"page": rel, "broken": f"{type(error).__name__}: {error}"}, []))
+                    done.put((index, ({"page": rel, "broken": f"{type(error).__name__}: {error}"}, [])))
             browser.close()
     finally:
         server.shutdown()
@@ -410,39 +410,14 @@ def _worker(html: str, shots: str, todo, done) -> None:
 
 def checked(html: Path, todo: list[Path], shots: Path, jobs: int):
     """Yield ``(row, problems)`` for every page, in order, checked by ``jobs`` worker processes at once."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
-    queue, done = context.Queue(), context.Queue()
-    for index, path in enumerate(todo):
-        queue.put((index, path.relative_to(html).as_posix()))
-    for _ in range(jobs):
-        queue.put(None)
-    workers = [context.Process(target=_worker, args=(str(html), str(shots), queue, done), daemon=True)
-               for _ in range(jobs)]
-    for worker in workers:
-        worker.start()
-    results, next_index = {}, 0
-    try:
-        while next_index < len(todo):
-            while next_index not in results:
-                try:
-                    index, row, problems = done.get(timeout=5)
-                except Exception:  # noqa: BLE001  (queue.Empty: is every worker still alive?)
-                    if not any(w.is_alive() for w in workers) and done.empty():
-                        raise RuntimeError("every browser-check worker stopped before the last page") from None
-                    continue
-                results[index] = row, problems
-            row, problems = results.pop(next_index)
-            if "broken" in row:
-                row, problems = _broken_row(row["page"]), [f"the check itself failed: {row['broken']}"]
-            yield row, problems
-            next_index += 1
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.terminate()
+    pages = [path.relative_to(html).as_posix() for path in todo]
+    for index, result in in_order(_worker, (str(html), str(shots)), pages, jobs):
+        if index is None:
+            continue
+        row, problems = result
+        if "broken" in row:
+            row, problems = _broken_row(row["page"]), [f"the check itself failed: {row['broken']}"]
+        yield row, problems
 
 
 def _broken_row(page: str) -> dict:

@@ -42,7 +42,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from view_driver import (CHROMIUM, FLAGS, JUPYTERLAB, Views, block_other_hosts, free_port,  # noqa: E402
+from view_driver import (CHROMIUM, FLAGS, JUPYTERLAB, Views, block_other_hosts, free_port, in_order,  # noqa: E402
                          page_js)
 
 SCOPE = ".jp-Notebook"
@@ -222,7 +222,8 @@ def write_results(rows: list[dict], results: Path) -> tuple[Path, Path]:
 
 
 def _worker(todo, done, shots: str, timeout_s: float, slow_s: float) -> None:
-    """One worker: its own copy of the chapters, JupyterLab and Chromium; runs the chapters it takes from ``todo``."""
+    """One worker: its own copy of the chapters, JupyterLab and Chromium; runs the chapters it takes from ``todo``,
+    then leaves the tail of its JupyterLab log."""
     from playwright.sync_api import sync_playwright
 
     shots = Path(shots)
@@ -235,13 +236,12 @@ def _worker(todo, done, shots: str, timeout_s: float, slow_s: float) -> None:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
                 try:
-                    for notebook in iter(todo.get, None):
+                    for index, notebook in iter(todo.get, None):
                         try:
-                            done.put((notebook, check_chapter(browser, lab, notebook, shots, timeout_s, slow_s)))
+                            done.put((index, check_chapter(browser, lab, notebook, shots, timeout_s, slow_s)))
                         except Exception as error:  # noqa: BLE001  (this chapter fails; the others still run)
-                            summary = {"chapter": notebook.split("_")[0], "run_all_s": 0.0, "total_s": 0.0, "views": 0}
-                            done.put((notebook, ([], [f"the check itself failed: {type(error).__name__}: {error}"],
-                                                 summary)))
+                            done.put((index, ([], [f"the check itself failed: {type(error).__name__}: {error}"],
+                                              _empty_summary(notebook))))
                 finally:
                     browser.close()
         finally:
@@ -250,52 +250,19 @@ def _worker(todo, done, shots: str, timeout_s: float, slow_s: float) -> None:
             done.put((None, log.read_text()[-3000:] if log.exists() else "(none)"))
 
 
+def _empty_summary(notebook: str) -> dict:
+    return {"chapter": notebook.split("_")[0], "run_all_s": 0.0, "total_s": 0.0, "views": 0}
+
+
 def checked(notebooks: list[str], shots: Path, timeout_s: float, slow_s: float, jobs: int):
     """Yield ``(notebook, (rows, problems, summary))`` in chapter order, then ``(None, log)`` per worker.
 
     The chapters are dealt out longest first (by file size) to ``jobs`` worker processes.
     """
-    import multiprocessing
-    import queue as queues
-
-    context = multiprocessing.get_context("spawn")
-    todo, done = context.Queue(), context.Queue()
-    for notebook in sorted(notebooks, key=lambda n: -(ROOT / "notebooks" / n).stat().st_size):
-        todo.put(notebook)
-    for _ in range(jobs):
-        todo.put(None)
-    workers = [context.Process(target=_worker, args=(todo, done, str(shots), timeout_s, slow_s), daemon=True)
-               for _ in range(jobs)]
-    for worker in workers:
-        worker.start()
-    results, logs, order = {}, [], list(notebooks)
-    try:
-        while order or len(logs) < jobs:
-            try:
-                notebook, outcome = done.get(timeout=5)
-            except queues.Empty:
-                if not any(w.is_alive() for w in workers) and done.empty():
-                    for notebook in order:
-                        yield notebook, results.pop(notebook, None) or (
-                            [], ["its worker stopped before it ran"],
-                            {"chapter": notebook.split("_")[0], "run_all_s": 0.0, "total_s": 0.0, "views": 0})
-                    order = []
-                    break
-                continue
-            if notebook is None:
-                logs.append(outcome)
-            else:
-                results[notebook] = outcome
-            while order and order[0] in results:
-                first = order.pop(0)
-                yield first, results.pop(first)
-        for log in logs:
-            yield None, log
-    finally:
-        for worker in workers:
-            worker.join(timeout=60)
-            if worker.is_alive():
-                worker.terminate()
+    deal = sorted(range(len(notebooks)), key=lambda i: -(ROOT / "notebooks" / notebooks[i]).stat().st_size)
+    lost = lambda i: ([], ["its worker stopped before it ran"], _empty_summary(notebooks[i]))  # noqa: E731
+    for index, outcome in in_order(_worker, (str(shots), timeout_s, slow_s), notebooks, jobs, deal=deal, lost=lost):
+        yield (None if index is None else notebooks[index]), outcome
 
 
 def main(argv=None) -> int:

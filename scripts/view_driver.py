@@ -26,6 +26,62 @@ UNKNOWN_WORDS = "zqxv blorfen"
 LONG_WORDS = 500
 
 
+def in_order(worker, args: tuple, items: list, jobs: int, deal=None, lost=None):
+    """Check ``items`` in ``jobs`` worker processes at once; yield ``(index, result)`` in the items' order, then
+    ``(None, message)`` for every message a worker left at its end.
+
+    ``worker(todo, done, *args)`` runs in each (spawned) process: it takes ``(index, item)`` from ``todo`` until a
+    None, puts ``(index, result)`` into ``done`` for each, and may put ``(None, message)`` once before it ends
+    (the live check leaves its JupyterLab log there). ``deal``: the indices in the order the items are handed out
+    (default: as given; the live check deals the longest chapters first). An item whose worker stopped before
+    it got a result gets ``lost(index)``, or, without ``lost``, raises RuntimeError.
+    """
+    import multiprocessing
+    import queue as queues
+
+    context = multiprocessing.get_context("spawn")
+    todo, done = context.Queue(), context.Queue()
+    for index in (range(len(items)) if deal is None else deal):
+        todo.put((index, items[index]))
+    for _ in range(jobs):
+        todo.put(None)
+    workers = [context.Process(target=worker, args=(todo, done, *args), daemon=True) for _ in range(jobs)]
+    for process in workers:
+        process.start()
+    results, messages, next_index = {}, [], 0
+    try:
+        while next_index < len(items):
+            while next_index not in results:
+                try:
+                    index, result = done.get(timeout=5)
+                except queues.Empty:
+                    if not any(w.is_alive() for w in workers) and done.empty():
+                        if lost is None:
+                            raise RuntimeError("every worker stopped before the last item") from None
+                        results.update({i: lost(i) for i in range(next_index, len(items)) if i not in results})
+                    continue
+                if index is None:
+                    messages.append(result)
+                else:
+                    results[index] = result
+            yield next_index, results.pop(next_index)
+            next_index += 1
+        while len(messages) < jobs and any(w.is_alive() for w in workers):
+            try:
+                index, result = done.get(timeout=5)
+            except queues.Empty:
+                continue
+            if index is None:
+                messages.append(result)
+        for message in messages:
+            yield None, message
+    finally:
+        for process in workers:
+            process.join(timeout=60)
+            if process.is_alive():
+                process.terminate()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
