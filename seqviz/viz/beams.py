@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 
 from ._plumbing import Blitter
@@ -26,6 +27,7 @@ LABEL_CLEAR = 1.5  # the least room, in leaves, between a labelled node and the 
 LEAF_PX = 16  # pixels between two leaves of the plotly tree: an 8-point label's height and a little air
 LABEL_GAP = 13.0  # points between two labelled nodes of one step: a TEXT_PT label's height and a little air
 TEXT_PT = 10  # points: every text of the matplotlib tree; at SIZE[0] inches it shows >= 8 px on a 390 px phone
+CHAR_EM = 0.62  # a label's width per character, in ems (DejaVu Sans, with room for "<" and "w")
 SIZE = (6.0, 3.8)  # inches: the matplotlib tree, narrow enough that a phone scales it down little
 STYLE = {  # status -> (legend name, colour, symbol)
     "kept": ("kept in the beam", "#1f77b4", "circle"),
@@ -221,14 +223,24 @@ def _tree_artists(ax, nodes, labels, best) -> list:
         labelled += [] if status == "pruned" else group  # pruned candidates unlabelled: faster, less clutter
     # a label sits above its node; where two nodes of a step lie closer than a line of text, only the upper
     # one (the better hypothesis) is labelled, so no two labels overprint (hovering the plotly tree shows all)
-    points_per_unit = abs(ax.transData.transform((0, 1))[1] - ax.transData.transform((0, 0))[1]) * 72 / ax.figure.dpi
+    # and a label that would run into one already placed (a long word beside the next step's) goes unlabelled too
+    to_points = ax.transData.transform
+    scale = 72 / ax.figure.dpi
+    placed: list[tuple[float, float, float, float]] = []  # label boxes in points: (left, right, bottom, top)
     last_at: dict[int, float] = {}
     for n in sorted(labelled, key=lambda n: (n["step"], y[n["id"]])):
-        if (y[n["id"]] - last_at.get(n["step"], -1e9)) * points_per_unit < LABEL_GAP:
+        cx, cy = to_points((n["step"], y[n["id"]])) * scale
+        if last_at.get(n["step"], np.inf) - cy < LABEL_GAP:  # display y grows upwards: the upper node came first
             continue
-        last_at[n["step"]] = y[n["id"]]
-        artists.append(ax.text(n["step"], y[n["id"]], str(labels[n["token"]]), transform=above, ha="center",
-                               va="bottom", fontsize=TEXT_PT))
+        text = str(labels[n["token"]])
+        half = CHAR_EM * TEXT_PT * len(text) / 2 + 1.5  # and a little air between two words
+        box = (cx - half, cx + half, cy + 6, cy + 6 + TEXT_PT * 1.2)
+        if any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3] for b in placed):
+            continue
+        placed.append(box)
+        last_at[n["step"]] = cy
+        artists.append(ax.text(n["step"], y[n["id"]], text, transform=above, ha="center", va="bottom",
+                               fontsize=TEXT_PT))
     return artists
 
 

@@ -100,7 +100,7 @@ def _picture(tokens, arrays, start, belt_units, unit_labels, dpi, animated):
         ax.set_xlim(1e-6, 1.5)
         ax.set_ylim(T - 0.5, -0.5)
         label_rows(ax, tokens, fontsize=TEXT_PT)
-        dynamic["title"] = ax.set_title("", fontsize=TEXT_PT, loc="left", animated=animated)
+        dynamic["title"] = ax.set_title("", fontsize=TEXT_PT, animated=animated)
         ax.set_xlabel("share left on the belt", fontsize=TEXT_PT)
         ax.legend(handles=dynamic["lines"], fontsize=TEXT_PT, loc="upper left", ncol=3, frameon=False,
                   bbox_to_anchor=(0, -0.55 / (ROW_IN * T + 0.1)), borderaxespad=0, columnspacing=1.2,
@@ -125,7 +125,7 @@ def _move(tokens, dynamic, start):
 
 
 def gates_plot(tokens: Sequence[str], gates: Mapping[str, object], *, start: int = 0, units=None,
-               unit_labels=None, dpi: int = 72):
+               unit_labels=None, dpi: int = 100):
     """A matplotlib Figure (outside pyplot): one heatmap per gate, and the belt from token ``start``.
 
     ``units`` (with ``unit_labels``) picks the units drawn in the belt panel, which needs a
@@ -147,7 +147,7 @@ class GatesCanvas:
     marks over the saved background (blitting) and encodes one PNG, which keeps it fast.
     """
 
-    def __init__(self, tokens, gates, units=None, unit_labels=None, dpi: int = 72):
+    def __init__(self, tokens, gates, units=None, unit_labels=None, dpi: int = 100):
         self.tokens, arrays, chosen = check_gates(gates, tokens, None)
         belt_units = chosen if units is None else [int(u) for u in units]
         if unit_labels is not None and len(unit_labels) != len(belt_units):

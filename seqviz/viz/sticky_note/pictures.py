@@ -33,7 +33,7 @@ class NoteCanvas:
         # a Figure outside pyplot: nothing to close, nothing shown twice by the inline backend
         # at most 6.2 inches wide, so that its 10-point text shows >= 8 px on a 390 px phone
         width = min(2.6 + 0.45 * T, 6.2)
-        self.fig = fig = Figure(figsize=(width, 3.9), dpi=72)
+        self.fig = fig = Figure(figsize=(width, 3.9), dpi=100)
         top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[3, 1.2], hspace=0.08))
         cmap = plt.get_cmap(NOTE_COLORSCALE).with_extremes(bad="#f2f2f2")  # grey: tokens not read yet
         self.image = top.imshow(self.states.T, aspect="auto", cmap=cmap, vmin=-vmax, vmax=vmax,

@@ -84,16 +84,20 @@ views.beam_tree = function (root, spec) {
       return out.join(" ");
     };
     // a label sits above its node; as in seqviz.viz.beams, where two labelled nodes of one step lie closer than a
-    // line of text only the upper one (the better hypothesis) is labelled, and a node with another node of its step
-    // (pruned ones too) right above it goes unlabelled, so that no two labels overprint and none covers a marker
-    // (hovering a node names its prefix)
-    const GAP = 13, labelled = new Set(), lastAt = new Map();
+    // line of text only the upper one (the better hypothesis) is labelled, a node with another node of its step
+    // (pruned ones too) right above it goes unlabelled, and so does one whose label would run into a label already
+    // placed (a long word beside the next step's): no two labels overprint, none covers a marker (hovering a node
+    // names its prefix)
+    const GAP = 13, labelled = new Set(), lastAt = new Map(), placed = [];
     for (const n of nodes.filter((m) => m.status !== "pruned").sort((a, b) => a.step - b.step || Y(a.id) - Y(b.id))) {
-      const here = Y(n.id);
+      const here = Y(n.id), half = 0.62 * 10 * String(labels[n.token]).length / 2 + 1.5;
+      const box = [X(n.step) - half, X(n.step) + half, here - 19, here - 6];  // left, right, top, bottom
       const covered = nodes.some((m) => m.step === n.step && m.id !== n.id && Y(m.id) < here && Y(m.id) > here - 16);
-      if (here - (lastAt.has(n.step) ? lastAt.get(n.step) : -Infinity) >= GAP && !covered) {
+      const runsInto = placed.some((b) => box[0] < b[1] && b[0] < box[1] && box[2] < b[3] && b[2] < box[3]);
+      if (here - (lastAt.has(n.step) ? lastAt.get(n.step) : -Infinity) >= GAP && !covered && !runsInto) {
         labelled.add(n.id);
         lastAt.set(n.step, here);
+        placed.push(box);
       }
     }
     for (const n of nodes) {
