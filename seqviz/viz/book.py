@@ -9,8 +9,8 @@ its own default there. :func:`book_html` is that HTML for one figure (a live vie
 
 On a narrow screen (a phone: the figure under 560 px wide) each figure rearranges itself once drawn
 (:data:`NARROW_SCRIPT`): a title too long for the width is wrapped again to that width (words, or Chinese
-characters counted double) instead of running off the right edge, and a legend on the right moves under the plot instead of squeezing it. Back on a wide
-screen the figure's own layout returns.
+characters counted double) instead of running off the right edge, and a legend on the right moves under the
+plot instead of squeezing it. Back on a wide screen the figure's own layout returns.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ NARROW_SCRIPT = r"""
   // plotly lifts a title anchored at its top by part of a line for every line after the first: pad it down
   var anchoredTop = (layout.title || {}).yanchor === 'top', pad = ((layout.title || {}).pad || {}).t || 0;
   var sliders = (layout.sliders || []).length > 0, narrow = null;
-  var CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/, STOPS = /[，。：；、？！）」』]/;
+  var HAN = '\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f', STOPS = /[，。：；、？！）」』]/;
+  var CJK = new RegExp('[' + HAN + ']'), TOKENS = new RegExp('\\s+|[' + HAN + ']|[^\\s' + HAN + ']+', 'g');
   function units(text) {  // a Chinese character is as wide as two Latin letters
     var n = 0;
     for (var i = 0; i < text.length; i++) n += CJK.test(text[i]) ? 2 : 1;
@@ -44,7 +45,7 @@ NARROW_SCRIPT = r"""
   }
   function wrap(text, chars) {  // words (and each Chinese character) filled into lines of at most chars
     var lines = [], line = '', space = '';
-    (text.match(/\s+|[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+/g) || []).forEach(function (token) {
+    (text.match(TOKENS) || []).forEach(function (token) {
       if (/^\s+$/.test(token)) { space = line ? ' ' : ''; return; }
       if (line && !STOPS.test(token) && units(line + space + token) > chars) { lines.push(line); line = token; }
       else { line += space + token; }
