@@ -25,6 +25,13 @@ def test_slider_figure_precomputes_every_step():
     assert steps[2].args[0]["visible"] == [False] * 4 + [True] * 2 and steps[2].args[1] == {"title.text": "scale 2"}
     with pytest.raises(ValueError, match="same number of traces"):
         viz.slider_figure({"a": frames["0"], "b": go.Figure()})
+    # steps named by whole sentences are cut to their share of a phone's width, at a word, titles kept whole
+    sentences = ["three one four one five nine two six", "seven seven zero", "two seven one eight two eight",
+                 "nine nine nine", "eight six"]
+    fig = viz.slider_figure({s: viz.lines_figure({"a": ([0, 1], [0, 1])}, title=s) for s in sentences})
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == ["three one…", "seven seven…", "two seven…", "nine nine…", "eight six"]
+    assert [s.args[1]["title.text"] for s in steps] == sentences and len({s.value for s in steps}) == 5
 
 
 def test_slider_frames_of_different_sizes_keep_their_own_axes_and_the_tallest_fits():

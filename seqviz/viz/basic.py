@@ -252,7 +252,8 @@ def _shortened(label: str, budget: int) -> str:
     if len(label) <= budget:
         return label
     cut = label[:budget - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut.strip() else cut).rstrip(" ,;:") + "…"
+    whole = label[len(cut)] == " " or " " not in cut.strip()  # the cut ends a word, or there is one word
+    return (cut if whole else cut.rsplit(" ", 1)[0]).rstrip(" ,;:") + "…"
 
 
 SLIDER_GAP = 72  # px between the plot area and a slider's label: slanted ticks and the axis title fit between
