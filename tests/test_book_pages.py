@@ -55,3 +55,25 @@ def test_every_book_figure_rearranges_itself_on_a_narrow_screen():
     html = book_html(go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="a"), layout=dict(title="A title")))
     assert "gd.clientWidth < 560" in html and "{plot_id}" not in html  # plotly filled in the figure's id
     assert "wrap(title, chars)" in NARROW_SCRIPT and "legend.orientation" in NARROW_SCRIPT
+
+
+def test_a_phone_rewraps_every_title_to_its_width_chinese_counted_double(node, tmp_path):
+    """The narrow-screen script's wrap, run under node: English by words, Chinese by characters (each as wide as
+    two letters, a closing mark kept on its line), every line within the phone's width."""
+    import subprocess
+
+    from seqviz.viz.book import NARROW_SCRIPT
+
+    body = NARROW_SCRIPT[NARROW_SCRIPT.index("  var HAN"):NARROW_SCRIPT.index("  function fit()")]
+    titles = ["Which inputs can move the answer? Blank: none at all",
+              "截断时的回忆准确率：截断无法学到其窗口之外的内容，无论窗口多长",
+              "长短期记忆网络 LSTM 与 GRU 的准确率（3 次的平均）随距离的变化"]
+    script = tmp_path / "wrap.js"
+    script.write_text(body + f"console.log(JSON.stringify({json.dumps(titles)}.map((t) => "
+                      "wrap(t, 35).map((l) => [l, units(l)]))));", encoding="utf-8")
+    wrapped = json.loads(subprocess.run([node, str(script)], capture_output=True, text=True, check=True).stdout)
+    assert [line for line, _ in wrapped[0]] == ["Which inputs can move the answer?", "Blank: none at all"]
+    for title, lines in zip(titles, wrapped):
+        assert len(lines) > 1 and all(width <= 35 for _, width in lines), lines
+        assert "".join(line for line, _ in lines).replace(" ", "") == title.replace(" ", "")
+        assert not any(line[0] in "，。：；、？！）" for line, _ in lines)

@@ -83,3 +83,16 @@ def test_the_phone_check_finds_a_part_past_the_screen(browser, html, part):
         page = on_a_phone(browser, scrolled)
         assert browser_check.phone_problems(page) == []
         page.close()
+
+
+def test_chapter_7s_alignment_fits_a_phone(browser):
+    """The alignment heatmap of an eight-word sentence ran past a 390 px phone's right edge (660 px of cells)."""
+    from test_web_seq2seq import FIRST as SENTENCE, SRC, TGT, make_translator
+
+    from seqviz.web import alignment_view
+
+    page = on_a_phone(browser, alignment_view(make_translator(), SRC, TGT, SENTENCE).html())
+    assert browser_check.phone_problems(page) == []
+    width = page.evaluate("() => document.querySelector('.seqviz-web-picture svg').getBoundingClientRect().width")
+    assert width <= browser_check.PHONE["width"] - 32, width   # the cells narrowed: nothing to scroll
+    page.close()

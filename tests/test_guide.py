@@ -470,6 +470,6 @@ def test_the_live_guides_menus_and_still_speak_the_books_language(zh, monkeypatc
     assert seen[-1] == {name: options[0] for name, options in GUIDE_OPTIONS.items()}  # English values, as before
     assert menus["task"].label == "分类任务" and menus["task"].description == "任务"
     note = view._repr_mimebundle_()["text/html"]
-    assert "（任务 = &#x27;分类任务&#x27;，" in note and "classification" not in note
+    assert "（任务：分类任务，" in note and "classification" not in note and "&#x27;" not in note
     menus["task"].value = "translation"
     assert seen[-1]["task"] == "translation" and menus["task"].label == "翻译任务"

@@ -99,20 +99,8 @@ def test_the_measure_fails_a_wide_figure_with_small_text():
 
 
 # The other figures, drawn as tests/test_figures.py draws them: those whose smallest text is under MIN_PX on a
-# phone today, with what was measured (their modules belong to other chapters' passes).
+# phone today, with what was measured (none now: each is at most about 6 inches wide, its text 10 points).
 PHONE_PENDING: dict[str, str] = {
-    "BeamTreePicture": "beams.py: 'best hypothesis' 5.1 px (PNG 685 px wide)",
-    "beam_tree_plot": "beams.py: 'best hypothesis' 5.1 px (PNG 685 px wide)",
-    "DecayPicture": "gradients.py: the legend 6.2 px (PNG 639 px wide)",
-    "decay_plot": "gradients.py: the legend 6.2 px (PNG 639 px wide)",
-    "GatesCanvas": "gates/: 'unit 0' 2.9 px (PNG 1182 px wide); the book's gates view draws it live, in SVG",
-    "gates_plot": "gates/: 'unit 0' 2.9 px (PNG 1182 px wide)",
-    "HeatmapPicture": "basic.py: the tokens 7.7 px (PNG 643 px wide)",
-    "heatmap_plot": "basic.py: the tokens 7.0 px (PNG 711 px wide)",
-    "NoteCanvas": "sticky_note/: tick labels 6.3 px (PNG 785 px wide); the book's sticky note draws it live, in SVG",
-    "PredictionBarsPicture": "predictions.py: tick labels 6.8 px (PNG 732 px wide)",
-    "prediction_bars_plot": "predictions.py: tick labels 6.8 px (PNG 732 px wide)",
-    "lines_plot": "basic.py: tick labels 7.5 px (PNG 662 px wide)",
 }
 
 

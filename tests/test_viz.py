@@ -25,6 +25,13 @@ def test_slider_figure_precomputes_every_step():
     assert steps[2].args[0]["visible"] == [False] * 4 + [True] * 2 and steps[2].args[1] == {"title.text": "scale 2"}
     with pytest.raises(ValueError, match="same number of traces"):
         viz.slider_figure({"a": frames["0"], "b": go.Figure()})
+    # steps named by whole sentences are cut to their share of a phone's width, at a word, titles kept whole
+    sentences = ["three one four one five nine two six", "seven seven zero", "two seven one eight two eight",
+                 "nine nine nine", "eight six"]
+    fig = viz.slider_figure({s: viz.lines_figure({"a": ([0, 1], [0, 1])}, title=s) for s in sentences})
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == ["three one…", "seven seven…", "two seven…", "nine nine…", "eight six"]
+    assert [s.args[1]["title.text"] for s in steps] == sentences and len({s.value for s in steps}) == 5
 
 
 def test_slider_frames_of_different_sizes_keep_their_own_axes_and_the_tallest_fits():
@@ -57,9 +64,18 @@ def test_readable_layout_wraps_long_titles_and_keeps_the_legend_off_the_plot():
     title = "Each copy's share of dL/dW_hh (the loss reads the last note), before and after training"
     fig = viz.lines_figure({"before": ([1, 2], [1, 2]), "after": ([1, 2], [2, 1])}, title=title)
     lines = fig.layout.title.text.split("<br>")
-    assert len(lines) > 1 and max(map(len, lines)) <= 46 and " ".join(lines) == title
+    assert len(lines) > 1 and max(map(len, lines)) <= viz.basic.TITLE_CHARS and " ".join(lines) == title
+    assert lines[0] == "Each copy's share of dL/dW_hh"  # broken at the pause (the parenthesis), not mid-phrase
     assert fig.layout.legend.orientation == "h" and fig.layout.legend.yref == "container"
     assert fig.layout.margin.t >= 22 * len(lines)
+    for title, first in (("Which inputs can move the answer? Blank: none at all, dark: the most", None),
+                         ("Recall accuracy: truncation cannot learn past its window, whatever its length",
+                          "Recall accuracy:"),
+                         ("a title of many short words " * 4, None)):
+        lines = viz.basic.wrap_title(title.strip()).split("<br>")
+        assert " ".join(lines) == title.strip() and max(map(len, lines)) <= viz.basic.TITLE_CHARS
+        assert first is None or lines[0] == first
+        assert len(lines) == 1 or min(map(len, lines)) > 12, lines  # no word left alone on a line
     short = viz.lines_figure({"one": ([1, 2], [1, 2])}, title="Short title")
     assert short.layout.title.text == "Short title" and short.layout.showlegend is not True
 
@@ -177,7 +193,13 @@ def test_in_the_book_a_live_view_shows_a_still_with_a_note(monkeypatch):
     view = viz.live(lambda n: viz.lines_plot({"n": (list(range(n)), list(range(n)))}), n=widgets.IntSlider(value=3))
     bundle = view._repr_mimebundle_()
     assert "data:image/png;base64," in bundle["text/html"] and "Colab" in bundle["text/html"]
-    assert "n = 3" in bundle["text/html"] and "application/vnd.jupyter.widget-view+json" not in bundle
+    assert "(n 3)" in bundle["text/html"] and "application/vnd.jupyter.widget-view+json" not in bundle
+    # the settings in words, not Python reprs: "ρ 1, activation: tanh, sentence: “we saw”"
+    words = viz.live(lambda **v: viz.lines_plot({"n": ([0, 1], [0, 1])}),
+                     radius=widgets.FloatSlider(value=1.0, description="ρ"),
+                     activation=widgets.Dropdown(options=["tanh", "relu"], value="tanh", description="activation"),
+                     sentence=widgets.Text(value="we saw"))._repr_mimebundle_()["text/html"]
+    assert "(ρ 1, activation: tanh, sentence: “we saw”)" in words and "=" not in words.split("</em>")[-1], words
     monkeypatch.setattr(config, "BOOK", False)
     assert "application/vnd.jupyter.widget-view+json" in viz.live(lambda n: "x", n=widgets.IntSlider())._repr_mimebundle_()
 

@@ -210,3 +210,37 @@ def test_bad_input_becomes_a_message(browser):
         assert message(page, i) == "" and numbers(page, i)["source"] == ["two", "two"]
     assert page.errors == []
     page.close()
+
+
+OVERPRINTS = """(i) => {
+    const svg = document.querySelectorAll('.seqviz-web-picture')[i].querySelector('svg');
+    const boxes = [...svg.querySelectorAll('text')].map((t) => [t.textContent, t.getBBox()]);
+    const hits = [];
+    for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
+      const [p, s] = boxes[a], [q, t] = boxes[b];
+      const dx = Math.min(s.x + s.width, t.x + t.width) - Math.max(s.x, t.x);
+      const dy = Math.min(s.y + s.height, t.y + t.height) - Math.max(s.y, t.y);
+      if (dx > 1 && dy > 1) hits.push(`${p} / ${q}`);
+    }
+    return hits; }"""
+
+
+@needs_chromium
+def test_the_beam_trees_labels_never_overprint_and_its_axis_ends_with_the_search(browser):
+    """Chapter 6's reader saw the labels "5" and "4" print over each other at step 1, and an x axis running to
+    max_len (14) while the search had ended at step 10."""
+    model = make_translator(seed=3)
+    page = open_views(browser, beam_view(model, SRC, TGT, FIRST, max_beam=8))
+    for k in (3, 5, 8):
+        type_into(page, 0, "beam_size", k)
+        assert page.evaluate(OVERPRINTS, 0) == [], f"beam of {k}"
+        deepest = max(n["step"] for n in numbers(page)["nodes"])
+        # the axis's tick labels: the lowest row of numbers (the nodes' labels, digits too, lie above the axis)
+        ticks = page.evaluate("""() => {
+            const digits = [...document.querySelectorAll('.seqviz-web-picture svg text')]
+              .filter((t) => /^\\d+$/.test(t.textContent));
+            const axis = Math.max(...digits.map((t) => Number(t.getAttribute('y'))));
+            return digits.filter((t) => Number(t.getAttribute('y')) === axis).map((t) => Number(t.textContent)); }""")
+        assert max(ticks) == deepest and len(ticks) == deepest + 1, (k, deepest, ticks)
+    assert page.errors == []
+    page.close()

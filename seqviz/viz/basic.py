@@ -12,6 +12,7 @@ In plotly.js 4 a slider step that changes the title must set ``title.text``.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 
@@ -26,7 +27,7 @@ from ._plumbing import Blitter, as_array, check_series, unique_labels
 
 def heatmap_plot(matrix, x_labels: Sequence[str] | None = None, y_labels: Sequence[str] | None = None, *,
                  title: str = "", xlabel: str = "", ylabel: str = "", cmap: str = "RdBu_r", vmin=None, vmax=None,
-                 size=(7, 3.5), highlight_column: int | None = None, colorbar: bool = True):
+                 size=(5.8, 3.5), highlight_column: int | None = None, colorbar: bool = True):
     """A labelled heatmap of a 2-D array (rows = y, columns = x); returns the Figure.
 
     A live view that redraws a heatmap on every change uses :class:`HeatmapPicture`.
@@ -86,7 +87,7 @@ class HeatmapPicture:
     (``vmin``, ``vmax``). Chapter 7 draws the still of its live alignment (``seqviz.web.alignment_view``) with it.
     """
 
-    def __init__(self, *, vmin: float, vmax: float, cmap: str = "Blues", size=(6.5, 3.8), xlabel: str = "",
+    def __init__(self, *, vmin: float, vmax: float, cmap: str = "Blues", size=(5.8, 3.8), xlabel: str = "",
                  ylabel: str = "", colorbar: bool = True):
         from matplotlib.figure import Figure
 
@@ -142,12 +143,24 @@ def heatmap_figure(matrix, x_labels: Sequence[str] | None = None, y_labels: Sequ
 # -- layout that reads on a phone ------------------------------------------------------------------
 
 
-def wrap_title(title: str, width: int = 46) -> str:
-    """A plotly title broken into lines of at most ``width`` characters (``<br>``), so that a 390-pixel-wide
-    phone shows it whole; a title already broken by hand is kept."""
+TITLE_CHARS = 72  # characters of a 14-pixel title on one line of a 688-pixel figure (the book's column at 1280 px)
+# pauses a long title may break at, strongest first: it then reads as a title and its subtitle
+_PAUSES = (r"(?<=[:?!;])\s+", r"(?<=[^\d]\.)\s+", r"\s+(?=\()", r"\s+(?=[—–]\s)", r"(?<=,)\s+")
+
+
+def wrap_title(title: str, width: int = TITLE_CHARS) -> str:
+    """A plotly title broken into lines of at most ``width`` characters (``<br>``) for the desktop page; a title
+    already broken by hand is kept. Where a pause (a colon, a question mark, a parenthesis ...) splits it into two
+    lines that fit, it breaks there ("Recall accuracy:<br>truncation cannot ..."); otherwise the lines are
+    balanced. On a phone the book wraps every title again to the width it has (:data:`.book.NARROW_SCRIPT`)."""
 
     if not title or "<br>" in title or len(title) <= width:
         return title or ""
+    for pause in _PAUSES:
+        fits = [m for m in re.finditer(pause, title) if m.start() <= width and len(title) - m.end() <= width]
+        if fits:
+            best = min(fits, key=lambda m: abs(m.start() - len(title) / 2))
+            return title[:best.start()] + "<br>" + title[best.end():]
     lines = -(-len(title) // width)                       # as few lines as fit, then balanced:
     even = -(-len(title) // lines) + 4                    # no short word left alone on the last one
     return "<br>".join(textwrap.wrap(title, min(width, even))) or title
@@ -185,7 +198,7 @@ def log_dtick(*arrays) -> int | None:
 
 
 def lines_plot(series: Mapping[str, tuple], *, title: str = "", xlabel: str = "", ylabel: str = "", logy: bool = False,
-               logx: bool = False, size=(6.5, 3.5), markers: bool = True, hline: float | None = None,
+               logx: bool = False, size=(5.8, 3.5), markers: bool = True, hline: float | None = None,
                hline_label: str = ""):
     """One line per entry of ``series`` = {label: (x, y)}; returns the Figure."""
     check_series(series, "lines_plot()")
@@ -228,7 +241,19 @@ def lines_figure(series: Mapping[str, tuple], *, title: str = "", xlabel: str = 
         fig.update_yaxes(type="log", exponentformat="power", dtick=log_dtick(*ys))
     if logx:
         fig.update_xaxes(type="log", exponentformat="power", dtick=log_dtick(*xs))
+        swept = np.unique(np.concatenate([x[np.isfinite(x) & (x > 0)] for x in xs]))
+        if swept.size <= 8:  # a sweep over a few values (learning rates): a tick at each, not plotly's 2s and 5s
+            fig.update_xaxes(tickmode="array", tickvals=swept.tolist(), ticktext=[f"{v:g}" for v in swept])
     return fig
+
+
+def _shortened(label: str, budget: int) -> str:
+    """``label`` in at most ``budget`` characters: cut after a whole word where it can, then "…"."""
+    if len(label) <= budget:
+        return label
+    cut = label[:budget - 1]
+    whole = label[len(cut)] == " " or " " not in cut.strip()  # the cut ends a word, or there is one word
+    return (cut if whole else cut.rsplit(" ", 1)[0]).rstrip(" ,;:") + "…"
 
 
 SLIDER_GAP = 72  # px between the plot area and a slider's label: slanted ticks and the axis title fit between
@@ -282,6 +307,11 @@ def slider_figure(frames: Mapping[str, go.Figure], *, title: str = "", slider_la
                                                            xanchor="left", y=1.0, yanchor="bottom",
                                                            pad=dict(b=top + 6), showactive=True)])
         return fig
+    # a step named by a whole sentence would overprint its neighbours under the slider: each label is cut to what
+    # its share of a phone's width holds (at a word where it can), the frame's title still gives it whole
+    budget = max(8, 60 // len(labels))
+    for i, step in enumerate(steps):
+        step["label"], step["value"] = _shortened(step["label"], budget), str(i)
     # the slider hangs below the x axis: on a phone plotly slants the tick labels, and with the axis title under them
     # they need about 70 px before the slider's own label, or the two print over each other
     fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{slider_label}: "),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 
 from ._plumbing import Blitter
@@ -24,7 +25,10 @@ SHORT = {"kept": "in the beam", "finished": "finished", "pruned": "pruned"}  # p
 LABEL_LEAVES = 2.0  # the least distance, in leaves, between two labelled nodes of one step (plotly tree)
 LABEL_CLEAR = 1.5  # the least room, in leaves, between a labelled node and the next node above it (plotly tree)
 LEAF_PX = 16  # pixels between two leaves of the plotly tree: an 8-point label's height and a little air
-LABEL_GAP = 10.5  # points between two labelled nodes of one step: an 8-point label's height and a little air
+LABEL_GAP = 13.0  # points between two labelled nodes of one step: a TEXT_PT label's height and a little air
+TEXT_PT = 10  # points: every text of the matplotlib tree; at SIZE[0] inches it shows >= 8 px on a 390 px phone
+CHAR_EM = 0.62  # a label's width per character, in ems (DejaVu Sans, with room for "<" and "w")
+SIZE = (6.0, 3.8)  # inches: the matplotlib tree, narrow enough that a phone scales it down little
 STYLE = {  # status -> (legend name, colour, symbol)
     "kept": ("kept in the beam", "#1f77b4", "circle"),
     "finished": ("finished (eos) or cut at max_len", "#2ca02c", "square"),
@@ -179,11 +183,13 @@ def _tree_axes(fig, steps: int):
     ax.set_ylim(1.38, -0.12)  # the best child on top; the bottom fifth left free for the legend
     ax.set_yticks([])
     ax.set_xticks(range(0, steps + 1))
-    ax.set_xlabel("step (generated tokens)")
+    ax.tick_params(labelsize=TEXT_PT)
+    ax.set_xlabel("step (generated tokens)", fontsize=TEXT_PT)
     handles = [Line2D([], [], color="#ff7f0e", lw=3, label="best hypothesis")]
     handles += [Line2D([], [], color=colour, marker=_MARKERS[symbol], ls="", label=name)
                 for name, colour, symbol in STYLE.values()]
-    ax.legend(handles=handles, fontsize=7, frameon=False, loc="lower left", ncol=2)
+    ax.legend(handles=handles, fontsize=TEXT_PT, frameon=False, loc="lower left", ncol=2, columnspacing=1.0,
+              handlelength=1.5, borderaxespad=0.2)
     return ax
 
 
@@ -217,19 +223,29 @@ def _tree_artists(ax, nodes, labels, best) -> list:
         labelled += [] if status == "pruned" else group  # pruned candidates unlabelled: faster, less clutter
     # a label sits above its node; where two nodes of a step lie closer than a line of text, only the upper
     # one (the better hypothesis) is labelled, so no two labels overprint (hovering the plotly tree shows all)
-    points_per_unit = abs(ax.transData.transform((0, 1))[1] - ax.transData.transform((0, 0))[1]) * 72 / ax.figure.dpi
+    # and a label that would run into one already placed (a long word beside the next step's) goes unlabelled too
+    to_points = ax.transData.transform
+    scale = 72 / ax.figure.dpi
+    placed: list[tuple[float, float, float, float]] = []  # label boxes in points: (left, right, bottom, top)
     last_at: dict[int, float] = {}
     for n in sorted(labelled, key=lambda n: (n["step"], y[n["id"]])):
-        if (y[n["id"]] - last_at.get(n["step"], -1e9)) * points_per_unit < LABEL_GAP:
+        cx, cy = to_points((n["step"], y[n["id"]])) * scale
+        if last_at.get(n["step"], np.inf) - cy < LABEL_GAP:  # display y grows upwards: the upper node came first
             continue
-        last_at[n["step"]] = y[n["id"]]
-        artists.append(ax.text(n["step"], y[n["id"]], str(labels[n["token"]]), transform=above, ha="center",
-                               va="bottom", fontsize=8))
+        text = str(labels[n["token"]])
+        half = CHAR_EM * TEXT_PT * len(text) / 2 + 1.5  # and a little air between two words
+        box = (cx - half, cx + half, cy + 6, cy + 6 + TEXT_PT * 1.2)
+        if any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3] for b in placed):
+            continue
+        placed.append(box)
+        last_at[n["step"]] = cy
+        artists.append(ax.text(n["step"], y[n["id"]], text, transform=above, ha="center", va="bottom",
+                               fontsize=TEXT_PT))
     return artists
 
 
 def beam_tree_plot(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[int] = (), *, title: str = "",
-                   size=(7.0, 3.4), steps: int | None = None):
+                   size=SIZE, steps: int | None = None):
     """The finished search tree as a matplotlib Figure (same layout and colours as :func:`beam_tree_figure`).
 
     ``steps`` fixes the x-axis to that many steps (default: the deepest node's). A live view
@@ -243,7 +259,7 @@ def beam_tree_plot(nodes: Sequence[dict], labels: Sequence[str], best: Sequence[
     fig = Figure(figsize=size)  # outside pyplot: a live view draws it once and drops it
     ax = _tree_axes(fig, steps if steps is not None else max(n["step"] for n in nodes))
     _tree_artists(ax, nodes, labels, best)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=TEXT_PT + 1)
     return fig
 
 
@@ -255,7 +271,7 @@ class BeamTreePicture:
     ``steps`` (the search's ``max_len``) so that a new beam size reuses the same axes.
     """
 
-    def __init__(self, size=(7.0, 3.4), keep: int = 4):
+    def __init__(self, size=SIZE, keep: int = 4):
         self.size, self.keep = size, keep
         self._drawn: dict = {}
 
@@ -271,7 +287,7 @@ class BeamTreePicture:
                 self._drawn.pop(next(iter(self._drawn)))
             fig = Figure(figsize=self.size)
             ax = _tree_axes(fig, steps)
-            heading = ax.set_title(" ")
+            heading = ax.set_title(" ", fontsize=TEXT_PT + 1)
             self._drawn[steps] = (Blitter(fig, [heading]), ax, heading)
         blitter, ax, heading = self._drawn[steps]
         heading.set_text(title)

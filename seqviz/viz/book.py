@@ -8,9 +8,9 @@ book serves itself; anywhere else (Jupyter, Colab, the tests) it does nothing, s
 its own default there. :func:`book_html` is that HTML for one figure (a live view's still).
 
 On a narrow screen (a phone: the figure under 560 px wide) each figure rearranges itself once drawn
-(:data:`NARROW_SCRIPT`): a title too long for the width wraps onto more lines instead of running off the
-right edge, and a legend on the right moves under the plot instead of squeezing it. Back on a wide
-screen the figure's own layout returns.
+(:data:`NARROW_SCRIPT`): a title too long for the width is wrapped again to that width (words, or Chinese
+characters counted double) instead of running off the right edge, and a legend on the right moves under the
+plot instead of squeezing it. Back on a wide screen the figure's own layout returns.
 """
 
 from __future__ import annotations
@@ -24,20 +24,32 @@ from . import _language  # a module, not its names: _language reads RENDERER fro
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 RENDERER = "seqviz_book"
 # runs after each figure is drawn; plotly fills in {plot_id}
-NARROW_SCRIPT = """
+NARROW_SCRIPT = r"""
 (function () {
   var gd = document.getElementById('{plot_id}');
   if (!gd || !window.Plotly || !gd.layout) return;
-  var layout = gd.layout, title = (layout.title && layout.title.text) || '';
-  var wide = {title: title, top: (layout.margin || {}).t, legend: JSON.parse(JSON.stringify(layout.legend || {}))};
+  var layout = gd.layout, wideTitle = (layout.title && layout.title.text) || '';
+  // the title as one line, rewrapped to the phone's width (the desktop's breaks would leave lines too long)
+  var title = wideTitle.replace(/\s*<br\s*\/?>\s*/gi, ' '), wideLines = wideTitle.split(/<br\s*\/?>/i).length;
+  var wide = {title: wideTitle, top: (layout.margin || {}).t,
+              legend: JSON.parse(JSON.stringify(layout.legend || {}))};
   // plotly lifts a title anchored at its top by part of a line for every line after the first: pad it down
   var anchoredTop = (layout.title || {}).yanchor === 'top', pad = ((layout.title || {}).pad || {}).t || 0;
   var sliders = (layout.sliders || []).length > 0, narrow = null;
-  function wrap(text, chars) {
-    var lines = [], line = '';
-    text.split(' ').forEach(function (word) {
-      if (line && (line + ' ' + word).length > chars) { lines.push(line); line = word; }
-      else { line = line ? line + ' ' + word : word; }
+  var HAN = '\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f', STOPS = /[，。：；、？！）」』]/;
+  var CJK = new RegExp('[' + HAN + ']'), TOKENS = new RegExp('\\s+|[' + HAN + ']|[^\\s' + HAN + ']+', 'g');
+  function units(text) {  // a Chinese character is as wide as two Latin letters
+    var n = 0;
+    for (var i = 0; i < text.length; i++) n += CJK.test(text[i]) ? 2 : 1;
+    return n;
+  }
+  function wrap(text, chars) {  // words (and each Chinese character) filled into lines of at most chars
+    var lines = [], line = '', space = '';
+    (text.match(TOKENS) || []).forEach(function (token) {
+      if (/^\s+$/.test(token)) { space = line ? ' ' : ''; return; }
+      if (line && !STOPS.test(token) && units(line + space + token) > chars) { lines.push(line); line = token; }
+      else { line += space + token; }
+      space = '';
     });
     if (line) lines.push(line);
     return lines;
@@ -49,11 +61,12 @@ NARROW_SCRIPT = """
     var update = {};
     if (now) {
       var chars = Math.max(18, Math.floor((gd.clientWidth - 40) / 9));
-      if (title.length > chars && title.indexOf('<br>') < 0) {
-        var lines = wrap(title, chars);
+      var tooLong = wideTitle.split(/<br\s*\/?>/i).some(function (line) { return units(line) > chars; });
+      if (tooLong) {
+        var lines = wrap(title, chars), more = Math.max(0, lines.length - wideLines);
         update['title.text'] = lines.join('<br>');
-        update['margin.t'] = (wide.top || 50) + (anchoredTop ? 31 : 20) * (lines.length - 1);
-        if (anchoredTop) update['title.pad.t'] = pad + 11 * (lines.length - 1);
+        update['margin.t'] = (wide.top || 50) + (anchoredTop ? 31 : 20) * more;
+        if (anchoredTop) update['title.pad.t'] = pad + 11 * more;
       }
       var shown = gd.data.filter(function (t) { return t.showlegend !== false && t.name; }).length;
       if (!sliders && shown > 1 && layout.showlegend !== false && wide.legend.orientation !== 'h') {

@@ -76,13 +76,19 @@ def accuracy_spread_figure(distances: Sequence[int], runs: Mapping[str, object],
     if x.ndim != 1:
         raise ValueError(f"distances must be 1-D, got shape {x.shape}")
     palette = ("#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e")
+    # each model its own dashes and markers, the later ones smaller: two models with the same means (both at
+    # 100 %, say) still show both lines, one through the other's gaps, and the legend says they coincide
+    dashes, symbols = ("solid", "dash", "dot", "dashdot"), ("circle", "square", "diamond", "triangle-up")
     fig = go.Figure()
+    means: dict[str, np.ndarray] = {}
     for i, (name, values) in enumerate(runs.items()):
         acc = as_array(values)
         if acc.ndim == 1:
             acc = acc[None]
         if acc.ndim != 2 or acc.shape[1] != x.size:
             raise ValueError(f"model {name!r}: accuracies must be (seeds, {x.size} distances), got shape {acc.shape}")
+        same = next((other for other, m in means.items() if np.allclose(m, acc.mean(0), atol=1e-9)), None)
+        means[name] = acc.mean(0)
         color = palette[i % len(palette)]
         low, high, mean = acc.min(0), acc.max(0), acc.mean(0)
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([high, low[::-1]]), fill="toself",
@@ -92,8 +98,11 @@ def accuracy_spread_figure(distances: Sequence[int], runs: Mapping[str, object],
         fig.add_trace(go.Scatter(x=seeds_x, y=acc.ravel(), mode="markers", marker=dict(color=color, size=5,
                                  opacity=0.6), legendgroup=name, showlegend=False, name=f"{name} seeds",
                                  hovertemplate=f"{name}, one seed<br>distance %{{x}}: %{{y:.1%}}<extra></extra>"))
-        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=f"{name} (mean of {acc.shape[0]})",
-                                 legendgroup=name, line=dict(color=color, width=2.5),
+        label = (f"{name} (mean of {acc.shape[0]})" if same is None else
+                 f"{name} (mean of {acc.shape[0]}; the same line as {same})")
+        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=label, legendgroup=name,
+                                 line=dict(color=color, width=2.5, dash=dashes[i % len(dashes)]),
+                                 marker=dict(symbol=symbols[i % len(symbols)], size=max(5, 10 - 2 * i)),
                                  customdata=np.stack([low, high], -1),
                                  hovertemplate=f"{name}<br>distance %{{x}}: mean %{{y:.1%}}<br>"
                                                "range %{customdata[0]:.1%} – %{customdata[1]:.1%}<extra></extra>"))

@@ -22,7 +22,8 @@ from .basic import log_dtick, readable_layout
 def _decay_axes(fig, titled: bool):
     """The log-y axes of :func:`decay_plot`: fixed margins, at most six labelled decades, no minor ticks."""
     ax = fig.add_subplot()
-    fig.subplots_adjust(left=0.12, right=0.98, top=0.9 if titled else 0.97, bottom=0.15)
+    # 6 inches wide with 10-point text: >= 8 px on a 390 px phone (tests/test_phone_figures.py)
+    fig.subplots_adjust(left=0.14, right=0.98, top=0.9 if titled else 0.97, bottom=0.15)
     ax.set_yscale("log")
     plain_log_axis(ax.yaxis)
     ax.grid(alpha=0.3)
@@ -42,11 +43,11 @@ def _decay_curves(ax, series, guides, y_range):
                     label=label)
     if y_range is not None:
         ax.set_ylim(*y_range)
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=10)
 
 
 def decay_plot(series: Mapping[str, tuple], guides: Mapping[str, tuple] | None = None, *, title: str = "",
-               xlabel: str = "", ylabel: str = "", size=(6.5, 3.5), y_range: tuple | None = None):
+               xlabel: str = "", ylabel: str = "", size=(6.0, 3.6), y_range: tuple | None = None):
     """Measured curves (solid) and predictions (dashed, same colour order) on a log y-axis; returns the Figure.
 
     The matplotlib twin of :func:`decay_figure`, drawn for speed:
@@ -71,7 +72,7 @@ class DecayPicture:
     change; the axes' limits follow the curves as in :func:`decay_plot`.
     """
 
-    def __init__(self, *, xlabel: str = "", ylabel: str = "", size=(6.5, 3.5)):
+    def __init__(self, *, xlabel: str = "", ylabel: str = "", size=(6.0, 3.6)):
         from matplotlib.figure import Figure
 
         self.figure = Figure(figsize=size)

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import ipywidgets as widgets
 
-from .. import config, i18n
-from ..book import listing, translate
+from .. import config
+from ..book import language, listing, translate
 from ._plumbing import figure_png
 from .book import book_html
 
@@ -94,9 +94,8 @@ class LiveView(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         if config.BOOK and self._still is not None:
-            values = listing(f"{translate(name, strict=False)} = {_shown(control)}"
-                             for name, control in self.controls.items())
-            shown = f"（{values}）" if i18n.has_cjk(values) else f"({values})"
+            values = listing(_setting(name, control) for name, control in self.controls.items())
+            shown = f"（{values}）" if language() == "zh" else f"({values})"
             note = f"<p class='seqviz-still-note'><em>{translate(STILL_NOTE)}</em> {html.escape(shown)}</p>"
             return {"text/html": f"<div class='seqviz-still'>{self._still}{note}</div>",
                     "text/plain": f"LiveView({values})"}
@@ -117,11 +116,21 @@ def _in_book_language(control) -> None:
         control.description = translate(control.description, strict=False)
 
 
-def _shown(control) -> str:
-    """A control's value as the still's note writes it: a menu's label, quoted, or the value's repr."""
+def _setting(name: str, control) -> str:
+    """A control's setting as the still's note writes it, in words: "length 60", "activation: tanh",
+    "sentence: “we saw …”" (Chinese: "长度 60", "句子：“…”"). The control's description names it (in the
+    book's language already), else its keyword; a menu shows its label, a text box its words in quotes, a
+    number itself."""
+    label = control.description or translate(name, strict=False)
+    colon = "：" if language() == "zh" else ": "
     if isinstance(control, widgets.Dropdown) and control.label is not None:
-        return repr(control.label)
-    return repr(control.value)
+        return f"{label}{colon}{control.label}"
+    value = control.value
+    if isinstance(value, str):
+        return f"{label}{colon}“{value}”"
+    if isinstance(value, float) and not isinstance(value, bool):
+        return f"{label} {value:.3g}"
+    return f"{label} {value}"
 
 
 def _message(text: str, kind: str) -> dict:

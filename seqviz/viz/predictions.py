@@ -43,6 +43,7 @@ def _bars_figure(names, labels, size, titled: bool):
         bars.append(ax.barh(range(len(labels)), np.zeros(len(labels)), color="#9ecae1"))
         ax.set_yticks(range(len(labels)), labels)
         ax.set_xlim(0, 1)
+        ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])  # side by side, five ticks a panel ran "1.0" into "0.0"
         titles.append(ax.set_title(" ", fontsize=10))
         ax.set_xlabel("probability")
         ax.grid(axis="x", alpha=0.3)
@@ -63,7 +64,7 @@ def _set_bars(arrays, labels, bars, titles, suptitle, title):
 
 
 def prediction_bars_plot(probs: Mapping[str, Sequence[float]], class_labels: Sequence[str], *, title: str = "",
-                         size=(7.5, 2.6)):
+                         size=(6.0, 2.6)):
     """One horizontal bar panel per model, its top class in a darker colour (chapters 1 and 5).
 
     ``probs`` maps a model's label to its probabilities over ``class_labels``; each
@@ -84,7 +85,7 @@ class PredictionBarsPicture:
     same set only moves the bars and rewrites the titles (blitting). Used by chapters 1 and 5.
     """
 
-    def __init__(self, size=(7.5, 2.6), keep: int = 8):
+    def __init__(self, size=(6.0, 2.6), keep: int = 8):
         self.size, self.keep = size, keep
         self._drawn: dict = {}
 

@@ -217,8 +217,8 @@ def conveyor_belt_figure(tokens: Sequence[str], forget, *, units=None, unit_labe
                                  line=dict(color="gray", dash="dash"),
                                  hovertemplate="mean over units: %{y:.3f}<extra></extra>"))
 
-    def frame_title(t):  # the slider's label names the start token; a title is optional
-        return html.escape(title)
+    def frame_title(t):  # the slider's label names the start token; without a title the frame's own names it
+        return html.escape(title) if title else f"Share left on the belt since '{html.escape(tokens[t], quote=False)}'"
 
     steps = []
     for t in range(T):
@@ -229,8 +229,10 @@ def conveyor_belt_figure(tokens: Sequence[str], forget, *, units=None, unit_labe
     yaxis = (dict(type="log", range=[np.log10(floor), 0.05], title="share still on the belt (log scale)",
                   exponentformat="power", dtick=1) if log_axis else
              dict(range=[0, 1.05], title="share still on the belt", tickformat=".0%"))
-    fig.update_layout(title=dict(text=frame_title(start), font=dict(size=14)), height=height,
-                      margin=dict(l=70, r=20, t=90 if title else 60, b=40), yaxis=yaxis,
+    # the title at the top left, the legend right under it, above the plot: no empty band between them
+    fig.update_layout(title=dict(text=frame_title(start), font=dict(size=14), x=0.01, xanchor="left", y=1.0,
+                                 yref="container", yanchor="top", pad=dict(t=12)), height=height,
+                      margin=dict(l=70, r=20, t=76, b=40), yaxis=yaxis,
                       legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom", font=dict(size=11)),
                       xaxis=dict(tickmode="array", tickvals=list(range(T)), ticktext=tokens, range=[-0.5, T - 0.5],
                                  tickangle=-45),

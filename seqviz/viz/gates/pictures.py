@@ -45,29 +45,47 @@ def _panels_rgb(arrays, gap: int = 2):
     return np.concatenate(blocks, axis=1), spans
 
 
+WIDTH = 6.2  # inches: the picture's width; its 10-point text then shows >= 8 px on a 390 px phone
+TEXT_PT = 10  # points: every text of the picture
+ROW_IN = 0.2  # inches per token (a row of each panel)
+
+
 def _picture(tokens, arrays, start, belt_units, unit_labels, dpi, animated):
-    """Draw the live view's picture; return the Figure and the artists that depend on ``start``."""
+    """Draw the live view's picture; return the Figure and the artists that depend on ``start``.
+
+    The gates' heatmaps side by side on top, the belt below them (two rows: one row of five panels was
+    12 inches wide, which a phone shrinks to 3-pixel text). Margins are fixed in inches.
+    """
     from matplotlib.figure import Figure
 
     T = len(tokens)
     names = list(arrays)
     belt = "forget" in arrays
-    fig = Figure(figsize=(2.1 * len(names) + (3.6 if belt else 0) + 0.8, 0.9 + 0.2 * T), dpi=dpi)
-    widths = [len(names)] + ([1.7] if belt else [])
-    axes = np.atleast_1d(fig.subplots(1, len(widths), gridspec_kw=dict(width_ratios=widths, wspace=0.08)))
+    n_lines = len(belt_units) + 1 if belt else 0
+    legend_rows = -(-n_lines // 3)
+    left = 0.25 + 0.085 * max(map(len, tokens))  # inches: the token labels left of the rows
+    top_in, panel_in, under_in = 0.35, ROW_IN * T + 0.1, 0.3  # gate names above, the heatmaps, "units" below
+    belt_in = (0.4 + ROW_IN * T + 0.1 + 0.55 + 0.24 * legend_rows) if belt else 0.0  # title, panel, axis, legend
+    height = top_in + panel_in + under_in + belt_in + 0.1
+    fig = Figure(figsize=(WIDTH, height), dpi=dpi)
+    frac_w = (WIDTH - left - 0.15) / WIDTH
+
+    def box(top_from_top, tall):
+        return [left / WIDTH, 1 - (top_from_top + tall) / height, frac_w, tall / height]
+
+    ax = fig.add_axes(box(top_in, panel_in))
     image, spans = _panels_rgb(arrays)
-    ax = axes[0]
     ax.imshow(image, aspect="auto", interpolation="nearest")
-    for name, (left, right) in zip(names, spans):
-        ax.text((left + right - 1) / 2, -0.6, name, ha="center", va="bottom", fontsize=10)
-        ax.text((left + right - 1) / 2, T - 0.4, "units", ha="center", va="top", fontsize=8)
+    for name, (lo, hi) in zip(names, spans):
+        ax.text((lo + hi - 1) / 2, -0.6, name, ha="center", va="bottom", fontsize=TEXT_PT)
+        ax.text((lo + hi - 1) / 2, T - 0.4, "units", ha="center", va="top", fontsize=TEXT_PT)
     ax.set_xticks([])
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
-    label_rows(ax, tokens, fontsize=8)
+    label_rows(ax, tokens, fontsize=TEXT_PT)
     dynamic = {"marks": [ax.axhline(start - 0.5, color="white", lw=1.2, animated=animated)], "lines": []}
     if belt:
-        ax = axes[-1]
+        ax = fig.add_axes(box(top_in + panel_in + under_in + 0.4, ROW_IN * T + 0.1))
         survival = forget_survival(arrays["forget"][:, belt_units].astype(np.float64)).numpy()  # (T, T, U)
         mean_survival = forget_survival(arrays["forget"].astype(np.float64)).numpy().mean(-1)  # (T, T)
         for i, u in enumerate(belt_units):
@@ -78,15 +96,16 @@ def _picture(tokens, arrays, start, belt_units, unit_labels, dpi, animated):
         dynamic["lines"].append(mean_line)
         ax.set_xscale("log")
         plain_log_axis(ax.xaxis, numticks=4)
+        ax.tick_params(labelsize=TEXT_PT)
         ax.set_xlim(1e-6, 1.5)
         ax.set_ylim(T - 0.5, -0.5)
-        ax.set_yticks([])
-        dynamic["title"] = ax.set_title("", fontsize=10, animated=animated)
-        ax.set_xlabel("share left on the belt", fontsize=8)
-        ax.legend(handles=dynamic["lines"], fontsize=7, loc="lower left")
+        label_rows(ax, tokens, fontsize=TEXT_PT)
+        dynamic["title"] = ax.set_title("", fontsize=TEXT_PT, animated=animated)
+        ax.set_xlabel("share left on the belt", fontsize=TEXT_PT)
+        ax.legend(handles=dynamic["lines"], fontsize=TEXT_PT, loc="upper left", ncol=3, frameon=False,
+                  bbox_to_anchor=(0, -0.55 / (ROW_IN * T + 0.1)), borderaxespad=0, columnspacing=1.2,
+                  handlelength=1.6)
         dynamic["survival"] = (survival, mean_survival)
-    fig.subplots_adjust(left=0.14 if max(map(len, tokens)) > 6 else 0.1, right=0.98, top=0.9,
-                        bottom=max(0.04, 0.45 / (0.9 + 0.2 * T)))
     _move(tokens, dynamic, start)
     return fig, dynamic
 
@@ -106,7 +125,7 @@ def _move(tokens, dynamic, start):
 
 
 def gates_plot(tokens: Sequence[str], gates: Mapping[str, object], *, start: int = 0, units=None,
-               unit_labels=None, dpi: int = 72):
+               unit_labels=None, dpi: int = 100):
     """A matplotlib Figure (outside pyplot): one heatmap per gate, and the belt from token ``start``.
 
     ``units`` (with ``unit_labels``) picks the units drawn in the belt panel, which needs a
@@ -128,7 +147,7 @@ class GatesCanvas:
     marks over the saved background (blitting) and encodes one PNG, which keeps it fast.
     """
 
-    def __init__(self, tokens, gates, units=None, unit_labels=None, dpi: int = 72):
+    def __init__(self, tokens, gates, units=None, unit_labels=None, dpi: int = 100):
         self.tokens, arrays, chosen = check_gates(gates, tokens, None)
         belt_units = chosen if units is None else [int(u) for u in units]
         if unit_labels is not None and len(unit_labels) != len(belt_units):

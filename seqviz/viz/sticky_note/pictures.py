@@ -31,7 +31,9 @@ class NoteCanvas:
         self.changes = step_changes(self.states)  # (T,)
         vmax = float(np.abs(self.states).max()) or 1.0
         # a Figure outside pyplot: nothing to close, nothing shown twice by the inline backend
-        self.fig = fig = Figure(figsize=(min(3 + 0.55 * T, 11), 3.9), dpi=72)
+        # at most 6.2 inches wide, so that its 10-point text shows >= 8 px on a 390 px phone
+        width = min(2.6 + 0.45 * T, 6.2)
+        self.fig = fig = Figure(figsize=(width, 3.9), dpi=100)
         top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[3, 1.2], hspace=0.08))
         cmap = plt.get_cmap(NOTE_COLORSCALE).with_extremes(bad="#f2f2f2")  # grey: tokens not read yet
         self.image = top.imshow(self.states.T, aspect="auto", cmap=cmap, vmin=-vmax, vmax=vmax,
@@ -51,7 +53,7 @@ class NoteCanvas:
             (self.line,) = right.plot([], [], "o-", color="#1f77b4", ms=3)
             right.set_ylim(0, 1.02)
             right.set_ylabel(f"P({class_name(class_names, self.track)})", color="#1f77b4")
-        fig.subplots_adjust(left=0.09, right=0.9, top=0.9, bottom=0.24)
+        fig.subplots_adjust(left=0.65 / width, right=1 - 0.65 / width, top=0.9, bottom=0.24)
         self.blitter = Blitter(fig, [self.image, self.frame, *self.bars, *([self.line] if self.line else []),
                                      self.title])
 

@@ -24,7 +24,10 @@ views.alignment = function (root, spec) {
   function draw() {
     if (shown.error) { view.picture.innerHTML = ""; throw shown.error; }
     const { source, output, weights } = shown, S = source.length, U = output.length;
-    const cw = Math.max(18, Math.min(60, 480 / S)), ch = Math.max(14, Math.min(26, 300 / U));  // a cell's width, height
+    // a cell's width and height; on a narrow column (a phone) the cells narrow so that the heatmap, its labels
+    // and its colour bar fit the room (down to 18 px a cell: a longer sentence scrolls sideways in its strip)
+    const room = view.room(), fit = room > 0 ? (room - 90 - 90) / S : Infinity;
+    const cw = Math.max(18, Math.min(60, 480 / S, fit)), ch = Math.max(14, Math.min(26, 300 / U));
     const longest = Math.max(...source.map((t) => t.length)), slanted = longest > 3;  // matplotlib's rule
     const x0 = 90, top = 30, bottom = top + U * ch, width = x0 + S * cw + 90, parts = [];
     weights.forEach((row, u) => row.forEach((v, j) => parts.push(

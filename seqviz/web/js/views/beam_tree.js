@@ -66,7 +66,8 @@ views.beam_tree = function (root, spec) {
   function draw() {
     if (shown.error) { view.picture.innerHTML = ""; throw shown.error; }
     const { nodes, best } = shown.record, labels = o.target_itos, style = STYLE;
-    const steps = Math.max(shown.maxLen, ...nodes.map((n) => n.step)), y = layout(nodes);
+    // the x axis ends where the search ended (its deepest node), not at max_len: no empty steps on the right
+    const steps = Math.max(1, ...nodes.map((n) => n.step)), y = layout(nodes);
     const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 270;  // y: -0.12 (top) .. 1.12, as the still's axes
     const X = (s) => left + plotW * (s + 0.4) / (steps + 0.8), Y = (id) => top + plotH * (y.get(id) + 0.12) / 1.24;
     const byId = new Map(nodes.map((n) => [n.id, n])), parts = [];
@@ -82,6 +83,23 @@ views.beam_tree = function (root, spec) {
       for (; n; n = byId.get(n.parent)) out.unshift(labels[n.token]);
       return out.join(" ");
     };
+    // a label sits above its node; as in seqviz.viz.beams, where two labelled nodes of one step lie closer than a
+    // line of text only the upper one (the better hypothesis) is labelled, a node with another node of its step
+    // (pruned ones too) right above it goes unlabelled, and so does one whose label would run into a label already
+    // placed (a long word beside the next step's): no two labels overprint, none covers a marker (hovering a node
+    // names its prefix)
+    const GAP = 13, labelled = new Set(), lastAt = new Map(), placed = [];
+    for (const n of nodes.filter((m) => m.status !== "pruned").sort((a, b) => a.step - b.step || Y(a.id) - Y(b.id))) {
+      const here = Y(n.id), half = 0.62 * 10 * String(labels[n.token]).length / 2 + 1.5;
+      const box = [X(n.step) - half, X(n.step) + half, here - 19, here - 6];  // left, right, top, bottom
+      const covered = nodes.some((m) => m.step === n.step && m.id !== n.id && Y(m.id) < here && Y(m.id) > here - 16);
+      const runsInto = placed.some((b) => box[0] < b[1] && b[0] < box[1] && box[2] < b[3] && b[2] < box[3]);
+      if (here - (lastAt.has(n.step) ? lastAt.get(n.step) : -Infinity) >= GAP && !covered && !runsInto) {
+        labelled.add(n.id);
+        lastAt.set(n.step, here);
+        placed.push(box);
+      }
+    }
     for (const n of nodes) {
       const cx = X(n.step), cy = Y(n.id), r = 4.5;
       const hover = `<title>${ui.esc(prefix(n))}\nlog p ${n.log_prob.toFixed(3)}\nscore ${n.score.toFixed(3)}\n` +
@@ -94,8 +112,9 @@ views.beam_tree = function (root, spec) {
       const square = `<rect x="${cx - r}" y="${cy - r}" width="${2 * r}" height="${2 * r}" ` +
                      `fill="${style.finished[1]}">`;
       parts.push(n.status === "finished" || n.status === "cut" ? `${square}${hover}</rect>`
-        : `<circle cx="${cx}" cy="${cy}" r="${r}" fill="${style.kept[1]}">${hover}</circle>`,
-        `<text x="${cx}" y="${cy - 8}" font-size="10" text-anchor="middle">${ui.esc(labels[n.token])}</text>`);
+        : `<circle cx="${cx}" cy="${cy}" r="${r}" fill="${style.kept[1]}">${hover}</circle>`);
+      if (labelled.has(n.id))
+        parts.push(`<text x="${cx}" y="${cy - 8}" font-size="10" text-anchor="middle">${ui.esc(labels[n.token])}</text>`);
     }
     const axisY = top + plotH + 6, text = (x, yy, size, body, anchor) =>
       `<text x="${x}" y="${yy}" font-size="${size}" text-anchor="${anchor || "middle"}">${ui.esc(body)}</text>`;
