@@ -6,7 +6,8 @@ figure in the text is ever typed by hand. Outside a book build (Colab, JupyterLa
 prints ``name = value`` so the reader still sees the number.
 
 ``span(values, fmt)`` writes the range of several runs for a sentence: "24% to 92%", or "100%" when every run
-rounds to the same number (never "from 100% to 100%").
+rounds to the same number (never "from 100% to 100%"); ``readable(x)`` writes a number a sentence can hold
+whatever its size: "0", "0.0012", "5 × 10³²", never "5e+32" or "0.0e+00".
 
 ``say(name, outcome, sentences, **values)`` is how a chapter states a *judgement* computed from the run: the
 hidden cell decides the outcome (``"higher"``, ``"similar"`` ...) from the numbers, and ``say`` glues the whole
@@ -235,6 +236,31 @@ def span(values, fmt: str = ".0%", joiner: str = " to ") -> str:
     runs = _runs("values", values)
     low, high = format(min(runs), fmt), format(max(runs), fmt)
     return low if low == high else f"{low}{translate(joiner, strict=False)}{high}"  # " to ": the book's language
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def readable(value, digits: int = 2) -> str:
+    """``value`` as a sentence writes it, never in a programmer's e-notation: ``"0"`` for zero, a plain decimal
+    between 0.001 and a million (``"0.0012"``, ``"3.5"``, ``"120,000"``), and beyond them a power of ten:
+    ``"5 × 10³²"``, ``"4.5 × 10⁻⁵"``, or ``"10³²"`` when the leading figure is 1 (``digits`` significant figures)."""
+    value = _finite("value", value)
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be a whole number >= 1, got {digits!r}")
+    if value == 0:
+        return "0"
+    sign, size = ("−" if value < 0 else ""), abs(value)
+    exponent = math.floor(math.log10(size))
+    mantissa = round(size / 10 ** exponent, digits - 1)
+    if mantissa >= 10:  # 9.96 rounds up to 10.0: one more power of ten
+        mantissa, exponent = mantissa / 10, exponent + 1
+    if -3 <= exponent < 6:
+        text = f"{mantissa * 10 ** exponent:,.{max(0, digits - 1 - exponent)}f}"
+        return sign + (text.rstrip("0").rstrip(".") if "." in text else text)
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    lead = f"{mantissa:.{digits - 1}f}".rstrip("0").rstrip(".")
+    return f"{sign}{power}" if lead == "1" else f"{sign}{lead} × {power}"
 
 
 def _finite(name: str, value) -> float:

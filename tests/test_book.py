@@ -170,3 +170,17 @@ def test_span_writes_a_range_once_and_equal_runs_as_one_number():
         sv.book.span([])
     with pytest.raises(ValueError, match="finite"):
         sv.book.span([0.5, float("nan")])
+
+
+def test_readable_writes_any_size_of_number_as_a_sentence_does():
+    readable = sv.book.readable
+    assert readable(5e32, 1) == "5 × 10³²" and readable(1.02e32) == "10³²" and readable(4.54e-5) == "4.5 × 10⁻⁵"
+    assert readable(0.0) == "0" and readable(0.0012) == "0.0012" and readable(3.5) == "3.5"
+    assert readable(123456) == "120,000" and readable(0.5) == "0.5" and readable(-2e-9) == "−2 × 10⁻⁹"
+    assert readable(9.96e7) == "10⁸"  # the leading figure rounds up to 10: one more power of ten
+    assert readable(torch.tensor(2.0)) == "2"
+    assert not any("e" in readable(x) for x in (1e-30, 7e-7, 3e9, 1e300))
+    with pytest.raises(ValueError, match="finite"):
+        readable(float("inf"))
+    with pytest.raises(ValueError, match="digits"):
+        readable(3.0, 0)

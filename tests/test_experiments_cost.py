@@ -23,3 +23,24 @@ def test_cost_vs_length_and_batch_time_each_block():
         cost_vs_length([], progress=False)
     with pytest.raises(ValueError, match="kind"):
         cost_vs_length([4], kinds=("cnn",), progress=False)
+
+
+def test_streaming_cost_times_every_context_in_turns(monkeypatch):
+    """Chapter 10 read the first context's cost as if it were the model's: the first point timed was the slowest.
+    Every (model, context) is now warmed up before any is timed, and the repeats take turns across all of them."""
+    import seqviz.experiments.cost as cost
+
+    calls = []
+
+    def fake(fns, *, min_time, repeats, device):
+        calls.append(list(fns))
+        for fn in fns.values():
+            fn()  # each case still runs
+        return {key: [0.001 * (i + 1)] * repeats for i, key in enumerate(fns)}
+
+    monkeypatch.setattr(cost, "interleaved_samples", fake)
+    rows = streaming_cost([4, 8], d_model=8, num_layers=1, vocab_size=10, min_time=0.001, repeats=3,
+                          progress=False)
+    assert len(calls) == 1 and len(calls[0]) == 6  # one interleaved measurement of 3 models x 2 contexts
+    assert [(r["model"], r["context"]) for r in rows] == calls[0]
+    assert all(len(r["ms_samples"]) == 3 for r in rows)

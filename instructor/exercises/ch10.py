@@ -31,7 +31,7 @@ FOLLOW_UP_EX1 = (32, 32, 128, 4096, 1, 2)
 
 def _long_run_leader(choices):
     """The family with the lower validation perplexity at the largest matched size of the shipped long runs, or
-    the third choice when the two are within 5 % (the chapter's tolerance for perplexities)."""
+    the third choice when the two are within 5% (the chapter's tolerance for perplexities)."""
     loss = {family: json.loads((FOLDER / names(family=family)[-1] / "manifest.json").read_text())["final"]
             ["valid_loss"] for family in ("charlm-lstm", "charlm-transformer")}
     lstm, trf = math.exp(loss["charlm-lstm"]), math.exp(loss["charlm-transformer"])
@@ -86,4 +86,4 @@ def _hidden_products(answer, g):
 
 
 solution("ch10.ex4", lambda: "a", wrong={"the Transformer": (lambda: "b", "Not in these runs"),
-                                          "neither": (lambda: "c", "further apart than 5 %")})
+                                          "neither": (lambda: "c", "further apart than 5%")})

@@ -1,7 +1,7 @@
 """Real language, shipped with the package (no downloads): a public-domain novel and English-French pairs.
 
 - :func:`book_text`: Herman Melville's *Moby-Dick* (1851, public domain), split once and for all into
-  train (the first 80 % of its lines), valid (the next 10 %) and test (the last 10 %): a model is judged on
+  train (the first 80% of its lines), valid (the next 10%) and test (the last 10%): a model is judged on
   chapters it never read;
 - :func:`sentence_pairs`: English-French pairs from Tatoeba (CC-BY 2.0 FR, Tatoeba.org contributors),
   tokenized (:func:`tokenize`) and split 80/10/10 by the English sentence, so that every translation of one

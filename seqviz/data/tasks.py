@@ -1,7 +1,7 @@
 """Small synthetic tasks, generated on the fly (nothing downloads).
 
 - :func:`who_did_it_task` (chapter 1, 2): "the dog bites the man" -> who bites? Word
-  order is the only clue, so a bag of words cannot beat 50 %.
+  order is the only clue, so a bag of words cannot beat 50%.
 - :func:`recall_task` (chapter 1): recall the symbol ``distance`` steps before the end;
   a model whose receptive field is shorter than the distance is at chance.
 - :func:`agreement_task` (chapters 2-4, 10): "the keys that the man left near the
@@ -40,7 +40,7 @@ def who_did_it_task(n: int, passive: float = 0.0, adjectives: float = 0.0, seed:
 
     ``passive`` is the share written as "the man is bitten by the dog" (the doer comes
     last); ``adjectives`` the chance that a noun gets an adjective. Both nouns appear in
-    every sentence, so a model that ignores order is at 50 % at best.
+    every sentence, so a model that ignores order is at 50% at best.
     """
     _check_count(n)
     if not 0.0 <= passive <= 1.0 or not 0.0 <= adjectives <= 1.0:
@@ -112,7 +112,7 @@ def agreement_task(n: int, distance: int, attractors: str = "random", seed: int 
 
     Why random is the default: with ``"opposite"`` every filler noun has the other number,
     so the nearest noun gives the answer away (flip its number) and a model never needs to
-    remember the subject; chapter 3 measured a vanilla RNN at 100 % at any distance that
+    remember the subject; chapter 3 measured a vanilla RNN at 100% at any distance that
     way. With random distractors the subject is the only reliable clue.
     """
     _check_count(n)

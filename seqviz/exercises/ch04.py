@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 import torch
 
+from ..book import readable
 from .expected import Expected
 from .registry import Feedback, as_number, as_tensor, cell_inputs, compare_tensors, describe, exercise
 
@@ -147,14 +148,20 @@ def check_forget_nothing(answer):
     for start, end in zip(START_VALUES, finals):
         if abs(end - start) > 0.01 * abs(start):
             if f ** STEPS < 0.99:
-                return False, (f"c went from {start} to {end:.3g} in {STEPS} steps. The forget gate is "
-                               f"sigmoid({bias[1].item():g}) = {f:.4f}, and {f:.4f}^{STEPS} = {f ** STEPS:.3g}: "
-                               "the belt leaks. It must be so close to 1 that its 100th power stays above 0.99.")
-            return False, (f"c went from {start} to {end:.3g}: the belt keeps its load, but something is written "
-                           f"onto it at every step (input gate {i:.3g} times candidate {g:.3g}). Close the input "
-                           "gate or make the candidate zero.")
-    return True, (f"c stays within 1 % of every start value. The forget gate is {f:.6f} (its {STEPS}th power "
-                  f"{f ** STEPS:.4f}) and the write i * g is {i * g:.1e}: c_t = f c_(t-1) + i g ≈ c_(t-1).")
+                return False, (f"The cell state c went from {start} to {readable(end, 3)} in {STEPS} steps. The "
+                               f"forget gate is sigmoid({bias[1].item():g}) = {f:.4f}, and {f:.4f}^{STEPS} = "
+                               f"{readable(f ** STEPS, 3)}: the belt leaks. It must be so close to 1 that its 100th "
+                               "power stays above 0.99.")
+            return False, (f"The cell state c went from {start} to {readable(end, 3)}: the belt keeps its load, but "
+                           f"something is written onto it at every step (input gate {readable(i, 3)} times "
+                           f"candidate {readable(g, 3)}). Close the input gate or make the candidate zero.")
+    if i * g == 0:
+        return True, (f"The cell state c stays within 1% of every start value. The forget gate is {f:.6f} (its "
+                      f"{STEPS}th power {f ** STEPS:.4f}) and nothing is written onto the belt (i g = 0): "
+                      "c_t = f c_(t-1) + i g = f c_(t-1) ≈ c_(t-1).")
+    return True, (f"The cell state c stays within 1% of every start value. The forget gate is {f:.6f} (its "
+                  f"{STEPS}th power {f ** STEPS:.4f}) and the write i g is only {readable(i * g)}: "
+                  "c_t = f c_(t-1) + i g ≈ c_(t-1).")
 
 
 # -- ex4: the belt under a constant forget gate (predict, then run) ---------------------------------

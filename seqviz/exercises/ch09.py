@@ -1,6 +1,6 @@
 """Exercises of chapter 09, BERT (registered on import).
 
-- ch09.ex1: the 80/10/10 masking rule, checked statistically (15 % chosen, within 0.4 points: five standard
+- ch09.ex1: the 80/10/10 masking rule, checked statistically (15% chosen, within 0.4 points: five standard
   deviations at 200,000 tokens);
 - ch09.ex2: segment ids for a sentence pair;
 - ch09.ex3: the parameter count of a BertMini, from its sizes; ch09.ex3b: the token embedding's share of BERT-base;
@@ -171,13 +171,13 @@ def check_scored_positions(answer):
     choice = as_choice(answer, CH09_EX4_CHOICES, "the positions you predict")
     if choice == EXPECTED("scored_positions", "choice", CH09_EX4_CHOICES):
         return True, ("labels holds the original id at every chosen position and -100 (ignored) everywhere else, "
-                      "so the loss scores the 15 % chosen, the unchanged and the replaced ones included. That is "
+                      "so the loss scores the 15% chosen, the unchanged and the replaced ones included. That is "
                       "what the 80/10/10 rule is for: a word that looks ordinary may be tested, so the model cannot "
                       "simply trust, and copy, every word that is not [MASK].")
     if choice.startswith("a)"):
         return False, ("A loss on every token is the leak of section 9.1: most tokens are in plain sight, so the "
                        "model learns to copy them. labels is -100 wherever a token was not chosen, and the loss "
                        "ignores those positions.")
-    return False, ("Then the 10 % replaced at random and the 10 % left unchanged would teach nothing, and the model "
+    return False, ("Then the 10% replaced at random and the 10% left unchanged would teach nothing, and the model "
                    "could trust every word that is not [MASK]. labels holds the original id at every chosen "
                    "position, whatever became of it.")

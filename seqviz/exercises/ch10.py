@@ -101,7 +101,7 @@ def check_reads(answer):
 
 # -- ex4: predict the long runs' leader ---------------------------------------------------------------
 
-CH10_EX4_CHOICES = ("a) the LSTM", "b) the Transformer", "c) neither: within 5 % of each other in perplexity")
+CH10_EX4_CHOICES = ("a) the LSTM", "b) the Transformer", "c) neither: within 5% of each other in perplexity")
 
 
 @exercise("ch10.ex4", "Predict the long runs' character models")
@@ -118,5 +118,5 @@ def check_long_run_leader(answer):
     if choice.startswith("a)"):
         return False, ("Not in these runs: compare the two families' validation loss at the largest size in the long "
                        "runs' table (the lower is better).")
-    return False, ("The two largest models are further apart than 5 % in perplexity: compare their validation loss in "
+    return False, ("The two largest models are further apart than 5% in perplexity: compare their validation loss in "
                    "the long runs' table (perplexity is e to the loss).")

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import torch
 
 from ..config import pick_device, progress as progress_bar
-from ..measure import activation_bytes, check_ints, time_call, time_samples
+from ..measure import activation_bytes, check_ints, interleaved_samples, time_call, time_samples
 from ..models import KINDS, GRULM, TransformerLM, cache_bytes, make_block, make_encoder
 
 __all__ = ["cost_vs_batch", "cost_vs_length", "step_cost", "streaming_cost"]
@@ -140,7 +140,11 @@ def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: in
     """The cost of one generated token (batch 1, no grad) after ``n`` tokens of context: a GRU
     language model, a Transformer decoder with a key/value cache, and one that re-reads the prefix.
     Rows: ``model, context, ms_per_token`` (the median of ``ms_samples``, the repeats), ``state_bytes``, measured
-    on ``device``."""
+    on ``device``.
+
+    Every context is prefilled first and every case warmed up before any is timed, and the repeats take turns
+    (:func:`seqviz.measure.interleaved_samples`: repeat r of every model at every context before repeat r + 1 of
+    any), so neither the first context timed nor a burst of load on a shared machine lands on one point alone."""
     contexts = check_ints(contexts, "contexts", 1)
     check_ints([num_layers], "num_layers", 1)
     (vocab_size,) = check_ints([vocab_size], "vocab_size", 2)
@@ -151,18 +155,23 @@ def streaming_cost(contexts: Sequence[int], *, d_model: int = 64, num_layers: in
     tlm = TransformerLM(vocab_size, d_model, num_heads=4, num_layers=num_layers, dim_feedforward=4 * d_model,
                         max_len=max(contexts) + 1).eval().to(device)
     token = torch.zeros(1, 1, dtype=torch.long).to(device)
-    rows = []
+    cases, held = {}, {}
     with torch.no_grad():
         for n in progress_bar(contexts, desc="cost per token", disable=not progress, leave=False):
             prefix = torch.randint(0, vocab_size, (1, n)).to(device)
             _, state = gru.prefill(prefix)
             _, cache = tlm.prefill(prefix)
             full = torch.cat([prefix, token], 1)
-            cases = {"GRU": (lambda: gru.step(token, state), cache_bytes(state)),
-                     "Transformer (KV cache)": (lambda: tlm.step(token, cache), cache_bytes(cache)),
-                     "Transformer (no cache)": (lambda: tlm(full)[:, -1], 0)}
-            for model, (fn, held) in cases.items():
-                samples = [1e3 * t for t in time_samples(fn, min_time=min_time, repeats=repeats, device=device)]
-                rows.append({"model": model, "context": n, "ms_per_token": statistics.median(samples),
-                             "ms_samples": samples, "state_bytes": held})
+            cases["GRU", n] = lambda state=state: gru.step(token, state)
+            cases["Transformer (KV cache)", n] = lambda cache=cache: tlm.step(token, cache)
+            cases["Transformer (no cache)", n] = lambda full=full: tlm(full)[:, -1]
+            held["GRU", n], held["Transformer (KV cache)", n] = cache_bytes(state), cache_bytes(cache)
+            held["Transformer (no cache)", n] = 0
+        times = interleaved_samples(cases, min_time=min_time, repeats=repeats, device=device)
+    rows = []
+    for n in contexts:
+        for model in ("GRU", "Transformer (KV cache)", "Transformer (no cache)"):
+            samples = [1e3 * t for t in times[model, n]]
+            rows.append({"model": model, "context": n, "ms_per_token": statistics.median(samples),
+                         "ms_samples": samples, "state_bytes": held[model, n]})
     return rows

@@ -114,7 +114,7 @@ FINDINGS: dict[str, Finding] = {
         "the warm-up, the pre-LN block much less"),
     "distillation": Finding(
         "Sanh et al. (2019); Jiao et al. (2020)", "sanh2019distilbert",
-        "a distilled BERT kept 97 % of its language-understanding score with 40 % fewer parameters, running 60 % "
+        "a distilled BERT kept 97% of its language-understanding score with 40% fewer parameters, running 60% "
         "faster; TinyBERT went smaller still"),
     "compression": Finding(
         "Han et al. (2016)", "han2016deep",

@@ -32,7 +32,7 @@ _PROXY = {"classification": "agreement", "labelling": "agreement", "translation"
 def same(a: float, b: float, kind: str = "score") -> str:
     """``"higher"``, ``"about the same"`` or ``"lower"``: measured ``a`` against measured ``b``. Scores (fractions:
     accuracy, exact match, skill) are about the same within ``TOLERANCE["score"]`` of each other, in absolute terms
-    (3 percentage points, so that 1 % and 3 % are not called different); other numbers within that share of the
+    (3 percentage points, so that 1% and 3% are not called different); other numbers within that share of the
     larger one."""
     if kind not in TOLERANCE:
         raise ValueError(f"kind must be one of {sorted(TOLERANCE)} (which tolerance), got {kind!r}")

@@ -154,7 +154,7 @@ def advice_checked(evidence: dict) -> list[dict]:
 
 
 def _long_translation(ev: dict):
-    """The long-run translators: the Transformer's test BLEU against the best recurrent one's (within 5 % of the
+    """The long-run translators: the Transformer's test BLEU against the best recurrent one's (within 5% of the
     larger counts as no difference). None when the long runs were not given."""
     bleu = {name.split(":", 2)[2]: e for name, e in ev.items() if name.startswith("long:translate:")}
     if "Transformer" not in bleu or len(bleu) < 2:

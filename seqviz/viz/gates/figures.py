@@ -180,7 +180,7 @@ def conveyor_belt_figure(tokens: Sequence[str], forget, *, units=None, unit_labe
 
     One line per unit in ``units`` (default: all), plus the mean over all units (dashed grey).
     A slider picks the start token t; each frame shows ``S[t, s]`` for s >= t (see
-    :func:`forget_survival`). The y axis is linear from 0 to 1 when every share drawn stays above 5 %,
+    :func:`forget_survival`). The y axis is linear from 0 to 1 when every share drawn stays above 5%,
     and logarithmic down to the smallest share otherwise, so the lines never sit flat against an edge.
     All frames are precomputed.
     """
