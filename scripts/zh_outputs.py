@@ -48,7 +48,7 @@ DATA_LINES = (
     (r"[a-z' ]+\s+->\s+[a-z]+", "chapters 1-2: a sentence of the task and its label (`sentence -> label`)"),
     (r"[a-z0-9'.,!? ]+\s+->\s+.+", "a source sentence and what it becomes (`source -> target`): task data"),
     (r"length\s+\d+: [a-z<> ]+", "chapter 2: padded sentences of the task, by length"),
-    (r"[a-z/ ]+\(cue on the (left|right)\)", "chapter 5: a sentence of the tagging task and where its cue is"),
+    (r"dropout option adds dropout .*", "chapter 4: PyTorch's own warning, quoted as the library writes it"),
 )
 
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
