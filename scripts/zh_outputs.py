@@ -48,6 +48,7 @@ DATA_LINES = (
     (r"[a-z' ]+\s+->\s+[a-z]+", "chapters 1-2: a sentence of the task and its label (`sentence -> label`)"),
     (r"[a-z0-9'.,!? ]+\s+->\s+.+", "a source sentence and what it becomes (`source -> target`): task data"),
     (r"length\s+\d+: [a-z<> ]+", "chapter 2: padded sentences of the task, by length"),
+    (r"[a-z ]+: \[[-\d. e]+\]", "chapter 1: a sentence of the task and the logits a model gives it"),
     (r"[a-z ]+\s{2,}P\(are\).*", "chapter 2: a sentence of the task, then what the model makes of it"),
     (r"dropout option adds dropout .*", "chapter 4: PyTorch's own warning, quoted as the library writes it"),
 )
