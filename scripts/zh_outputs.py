@@ -10,7 +10,8 @@ hold an English phrase: three or more English words in a row. Not English prose,
 - names and numbers: a word with a digit, an underscore, a dot, a slash or ``@`` in it (``charlm-lstm-s``,
   ``manythings.org``, ``weight_hh_l0``), an acronym (``RNN``, ``BLEU``), ``<pad>``/``[MASK]``, and a run of
   capitalised words (a name: "Herman Melville", "The Stdlib Authors");
-- quoted text ('...', "...", “...”): a sentence of the task or a word the line talks about;
+- quoted text ('...', "...", “...”): a sentence of the task or a word the line talks about; a citation
+  ("Devlin et al. (2019)");
 - data: a line of the shipped Moby-Dick text, the columns of a table that hold sentences of a task or a model's output (``DATA_COLUMNS``: "English", "a
   reference", ...), and the lines of ``DATA_LINES``: the patterns of printed data (the task's sentences, a
   translation pair), each with the reason it stays in its language. Keep both lists short: a new entry is a
@@ -49,10 +50,12 @@ DATA_LINES = (
     (r"[a-z0-9'.,!? ]+\s+->\s+.+", "a source sentence and what it becomes (`source -> target`): task data"),
     (r"length\s+\d+: [a-z<> ]+", "chapter 2: padded sentences of the task, by length"),
     (r"[a-z ]+: \[[-\d. e]+\]", "chapter 1: a sentence of the task and the logits a model gives it"),
+    (r"[a-z/ ]+\s{2,}\S.*", "chapter 5: a sentence of the tagging task (word/tag), then where its cue is"),
     (r"[a-z ]+\s{2,}P\(are\).*", "chapter 2: a sentence of the task, then what the model makes of it"),
     (r"dropout option adds dropout .*", "chapter 4: PyTorch's own warning, quoted as the library writes it"),
 )
 
+_CITATION = re.compile(r"[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w'’-]+)? \(\d{4}[a-z]?\)")  # Devlin et al. (2019)
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 _STRIP = "\"“”‘’'()[]{}*,.;:!?…"
 _QUOTED = re.compile(r"“[^”\n]*”|‘[^’\n]*’|\"[^\"\n]*\"|(?<![A-Za-z])'[^'\n]*'(?![A-Za-z])")
@@ -62,7 +65,7 @@ _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 def english_phrases(text: str) -> list[str]:
     """The runs of three or more English words in ``text`` (one line or one table cell), in order."""
-    text = _QUOTED.sub(" \x00 ", text)
+    text = _CITATION.sub(" \x00 ", _QUOTED.sub(" \x00 ", text))
     phrases, run = [], []
 
     def close():
