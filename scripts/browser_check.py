@@ -17,6 +17,8 @@ Serves ``_build/html`` on 127.0.0.1 and, for each page, fails on:
 - a page whose own HTML exceeds 1.5 MB;
 - both editions (the Chinese one in ``zh/``, ``make book-zh``): a page without its language switch, or whose switch
   points at a page that does not exist;
+- a chapter of the Chinese edition with a code output that still shows an English phrase (``scripts/zh_outputs.py``:
+  a table, a printed line or a list the code wrote, not its data);
 - a character the page shows (its text and its figures' SVG text) that none of the fonts Chromium drew it with
   has: a missing-glyph box. Chromium says which fonts drew each element (``CSS.getPlatformFontsForNode``); their
   files' character maps (fontTools) must hold every character of the element. The browser sees the system's fonts
@@ -51,6 +53,7 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from view_driver import CHROMIUM, DRIVE, FLAGS, block_other_hosts, in_order, serve  # noqa: E402  (shared with the live checks)
+from zh_outputs import html_blocks  # noqa: E402  (the Chinese chapters' outputs that still show English)
 
 MAX_HTML_BYTES = 1.5e6
 MAX_LOAD_SECONDS = 3.0
@@ -349,6 +352,10 @@ def check_page(browser, base: str, html: Path, path: Path, shots: Path, fonts: F
             if not target.is_file():
                 problems.append(f"the language switch points at {urlparse(href).path}, which does not exist")
     problems += [f"missing glyph: {g}" for g in glyphs]
+    if rel.startswith("zh/notebooks/") and not found["untranslated"]:  # a Chinese chapter: its outputs in Chinese
+        english = html_blocks(path.read_text(encoding="utf-8"))
+        problems += [f"an output still in English (cell {b['cell']}, {b['kind']}): " + "; ".join(b["phrases"][:3])
+                     + " (seqviz/i18n/zh/, or scripts/zh_outputs.py's DATA_LINES if it is data)" for b in english]
     if size > MAX_HTML_BYTES:
         problems.append(f"HTML is {size / 1e6:.2f} MB (budget {MAX_HTML_BYTES / 1e6} MB)")
     row = {"page": rel, "kb": size / 1e3, "load_s": load, "errors": len(errors), "third_party": len(external),

@@ -22,6 +22,9 @@ the Chinese edition (``set_language("zh")``, which loads the catalogue :mod:`seq
 writes Chinese. A text the catalogue lacks stays English and is reported once on stderr, which fails the Chinese
 book's build (``-W``).
 
+``wrap(text)`` breaks a printed sentence into lines the book's output column shows whole (77 columns, a Chinese
+character counting two).
+
 ``exercise_number(label)`` is the one rule for how an exercise is called: the label ``ch04b-ex2`` is "Exercise
 4b.2" in the text, in the built book (``book/_ext/seqviz_book.py`` numbers the exercises with it), in the student
 edition and in ``book/instructors.md``.
@@ -33,6 +36,7 @@ import math
 import re
 import string
 import sys
+import unicodedata
 from collections.abc import Callable, Mapping
 
 from . import i18n
@@ -186,6 +190,38 @@ _COMMA = {"en": ", ", "zh": "，"}
 def listing(parts) -> str:
     """Words already in the book's language, joined as a list with its comma: "a, b" or "a，b"."""
     return _COMMA.get(_language, ", ").join(parts)
+
+
+PRINT_COLUMNS = 77  # a printed line the book's output column shows whole at 1280 px (a full-width character: 2)
+
+
+def wrap(text: str, columns: int = PRINT_COLUMNS) -> str:
+    """``text`` broken into lines of at most ``columns`` columns, each line of it on its own, so that a printed
+    sentence reads whole instead of running off the right edge of the output. English breaks between words;
+    Chinese (two columns a character) between characters, never inside a run of Latin letters and digits, and
+    never before a closing punctuation mark (，。；：）」》)."""
+    if not isinstance(text, str):
+        raise ValueError(f"wrap expects a string, got {type(text).__name__}")
+    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 10:
+        raise ValueError(f"columns must be an int of at least 10, got {columns!r}")
+
+    def width(piece: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
+
+    lines = []
+    for paragraph in text.split("\n"):
+        # pieces: a run of full-width characters is split into single characters; anything else breaks at spaces
+        pieces = re.findall(r"[^\s\u2e80-\uffef]+|[\u2e80-\uffef]|\s+", paragraph)
+        line = ""
+        for piece in pieces:
+            closing = piece in "，。、；：！？）」』》】”’"
+            if line.strip() and width(line) + width(piece) > columns and not piece.isspace() and not closing:
+                lines.append(line.rstrip())
+                line = ""
+            if not (piece.isspace() and not line):
+                line += piece
+        lines.append(line.rstrip())
+    return "\n".join(lines)
 
 
 def missing_translations() -> list[str]:

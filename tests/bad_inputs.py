@@ -466,6 +466,10 @@ def _measure():
                                 fitted_growth, largest_difference, markdown_table, match_parameters, spread_cell,
                                 time_call)
 
+    from seqviz.book import wrap
+
+    bad("book", "wrap: not a string", lambda: wrap(None), "string")
+    bad("book", "wrap: columns 3", lambda: wrap("some text", columns=3), "columns")
     noop = lambda: None  # noqa: E731
     bad("measure", "time_call: not a function", lambda: time_call(3), "function")
     for r in (0, -1, 2.5, True, "3"):

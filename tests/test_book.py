@@ -184,3 +184,24 @@ def test_readable_writes_any_size_of_number_as_a_sentence_does():
         readable(float("inf"))
     with pytest.raises(ValueError, match="digits"):
         readable(3.0, 0)
+
+
+def test_wrap_fits_the_output_column_in_both_languages():
+    import unicodedata
+
+    from seqviz.data.real import SOURCES
+
+    def columns(line):
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+    english = sv.book.wrap(SOURCES["book"]["attribution"])
+    assert english.count("\n") >= 1 and all(len(line) <= 77 for line in english.splitlines())
+    assert english.replace("\n", " ") == SOURCES["book"]["attribution"]  # nothing lost, words whole
+    chinese = sv.book.wrap("这个模型从没见过 'teh'；它只认识 75 个词，例如 " + "the, my, " * 12 + "。" * 3 + "词" * 60)
+    assert all(columns(line) <= 77 for line in chinese.splitlines()[:-1]) and chinese.count("\n") >= 2
+    assert not any(line.startswith(("，", "。")) for line in chinese.splitlines())  # no line starts with a stop
+    assert sv.book.wrap("short\nsecond line") == "short\nsecond line"
+    with pytest.raises(ValueError, match="columns must be an int"):
+        sv.book.wrap("text", columns=3)
+    with pytest.raises(ValueError, match="wrap expects a string"):
+        sv.book.wrap(None)

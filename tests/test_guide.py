@@ -473,3 +473,32 @@ def test_the_live_guides_menus_and_still_speak_the_books_language(zh, monkeypatc
     assert "（任务：分类任务，" in note and "classification" not in note and "&#x27;" not in note
     menus["task"].value = "translation"
     assert seen[-1]["task"] == "translation" and menus["task"].label == "翻译任务"
+
+
+def test_the_checked_advice_reads_as_a_list_in_both_languages():
+    import seqviz as sv
+    from seqviz.guide import SOURCES, advice_list
+
+    race = {k: {"valid_ppl": 9.0 + i, "seconds": 4.0, "steps": 70 + i}
+            for i, k in enumerate(("Transformer", "GRU", "LSTM"))}
+    long_runs = {"charlm": {f: [{"name": f"charlm-{f.lower()}-s", "parameters": 1000, "valid_loss": 1.7}]
+                            for f in ("LSTM", "Transformer")},
+                 "translate": {"GRU": {"name": "translate-gru", "bleu": 22.7},
+                               "Transformer": {"name": "translate-transformer", "bleu": 39.9}}}
+    rows = advice_checked(fake_run(race=race, long_runs=long_runs))
+    english = advice_list(rows, SOURCES["002"])
+    first = next(r for r in rows if r["source"] == SOURCES["002"])
+    assert english.splitlines()[0] == (f"- **{first['situation'].capitalize()}: {first['advice']}.** This run: "
+                                       f"*{first['verdict']}* ({first['measured']}). At scale: *{first['at_scale']}* "
+                                       f"({first['scale_cite']}).")
+    assert len(english.splitlines()) == sum(r["source"] == SOURCES["002"] for r in rows)
+    before = len(sv.book.missing_translations())
+    sv.book.set_language("zh")
+    try:
+        chinese = "\n".join(advice_list(rows, s) for s in SOURCES.values())
+    finally:
+        sv.book.set_language("en")
+    assert sv.book.missing_translations()[before:] == []   # every situation, advice, verdict and measurement
+    assert "本次运行" in chinese and "This run" not in chinese and "；" in chinese
+    with pytest.raises(ValueError, match="source must be one of"):
+        advice_list(rows, "another article")

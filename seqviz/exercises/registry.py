@@ -21,14 +21,13 @@ import math
 import numbers
 import random
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..book import translate
+from ..book import translate, wrap
 from ..i18n import has_cjk
 
 
@@ -129,25 +128,9 @@ FEEDBACK_COLUMNS = 88   # what an output area shows at 1280 px without cutting a
 
 
 def wrap_feedback(text: str, columns: int = FEEDBACK_COLUMNS) -> str:
-    """``text`` broken into lines of at most ``columns`` columns, each paragraph on its own, so that the printed
-    feedback reads whole instead of running off the right edge of the output. English breaks between words;
-    Chinese (two columns a character) between characters, never inside a run of Latin letters and digits."""
-    def width(piece: str) -> int:
-        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
-
-    lines = []
-    for paragraph in text.split("\n"):
-        # pieces: a run of full-width characters is split into single characters; anything else breaks at spaces
-        pieces = re.findall(r"[^\s\u2e80-\uffef]+|[\u2e80-\uffef]|\s+", paragraph)
-        line = ""
-        for piece in pieces:
-            if line and width(line) + width(piece) > columns and not piece.isspace():
-                lines.append(line.rstrip())
-                line = ""
-            if not (piece.isspace() and not line):
-                line += piece
-        lines.append(line.rstrip())
-    return "\n".join(lines)
+    """``text`` broken into lines of at most ``columns`` columns (:func:`seqviz.book.wrap`), so that the printed
+    feedback reads whole instead of running off the right edge of the output."""
+    return wrap(text, columns)
 
 
 NO_ANSWER = "No answer yet: replace the placeholder with your answer and run the cell again."

@@ -12,8 +12,9 @@ situation at scale, which has its own column. Used by chapter 10.
 from __future__ import annotations
 
 import math
+import re
 
-from ..book import compare_word
+from ..book import compare_word, translate
 from .evidence import LITERATURE, check_evidence
 from .rules import RECURRENT, faster, same
 
@@ -151,6 +152,50 @@ def advice_checked(evidence: dict) -> list[dict]:
         "affordable, and at today's scale, scale matters most", "not tested here", measured, "supported",
         "parallel", "scaling", long=_long_language_models(ev))
     return rows
+
+
+def _measured(text: str) -> str:
+    """What a row measured, in the book's language: each of its "; "-separated parts (a part the catalogue does
+    not know is read together with the part before it: a summary may itself hold "; "), joined by a full-width
+    semicolon once they are Chinese."""
+    groups = []  # [english, translated]
+    for part in text.split("; "):
+        translated = translate(part, strict=False)
+        if translated == part and groups:
+            joined = groups[-1][0] + "; " + part
+            together = translate(joined, strict=False)
+            if together != joined:
+                groups[-1] = [joined, together]
+                continue
+        groups.append([part, translate(part)])  # strict: a text no catalogue has is reported
+    parts = [translated for _, translated in groups]
+    chinese = any(re.search(r"[\u3000-\u9fff\uff00-\uffef]", p) for p in parts)
+    return ("；" if chinese else "; ").join(parts)
+
+
+def advice_list(rows: list[dict], source: str) -> str:
+    """The rows of :func:`advice_checked` from one source article (its title, a value of :data:`SOURCES`) as the
+    Markdown list chapter 10 shows, in the book's language (:func:`seqviz.book.translate`): the situation and the
+    advice in bold, then this run's verdict with what it measured, the long runs' where given, and the verdict at
+    scale with the works that found it."""
+    if source not in SOURCES.values():
+        raise ValueError(f"source must be one of {list(SOURCES.values())}, got {source!r}")
+    items = []
+    for r in rows:
+        if r["source"] != source:
+            continue
+        long = ""
+        if r["long_verdict"]:
+            long = translate(" The long runs: *{verdict}* ({measured}).").format(
+                verdict=translate(r["long_verdict"]), measured=_measured(r["long_measured"]))
+        frame = ("- **{situation}: {advice}.** This run: *{verdict}* ({measured}).{long} At scale: *{scale}*"
+                 + (" ({cite})." if r["at_scale"] != "not tested here" else "."))
+        situation = translate(r["situation"])
+        items.append(translate(frame).format(
+            situation=situation[:1].upper() + situation[1:], advice=translate(r["advice"]),
+            verdict=translate(r["verdict"]), measured=_measured(r["measured"]), long=long,
+            scale=translate(r["at_scale"]), cite=r["scale_cite"]))
+    return "\n".join(items)
 
 
 def _long_translation(ev: dict):

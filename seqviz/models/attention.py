@@ -75,24 +75,31 @@ class AdditiveAttention(nn.Module):
     def scores(self, query: torch.Tensor, keys: torch.Tensor | None = None,
                projected_keys: torch.Tensor | None = None) -> torch.Tensor:
         """The unnormalised scores e (B, S)."""
-        projected = self.key_proj(keys) if projected_keys is None else projected_keys  # (B, S, A)
-        hidden = torch.tanh(projected + self.query_proj(query)[:, None, :])  # (B, S, A)
+        projected = (self.key_proj(keys) if projected_keys is None
+                     else projected_keys)  # (B, S, A)
+        query_part = self.query_proj(query)[:, None, :]  # (B, 1, A)
+        hidden = torch.tanh(projected + query_part)  # (B, S, A)
         return self.v(hidden).squeeze(-1)  # (B, S)
 
-    def forward(self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None = None,
+    def forward(self, query: torch.Tensor, keys: torch.Tensor,
+                mask: torch.Tensor | None = None,
                 projected_keys: torch.Tensor | None = None):
+        self._check(query, keys, mask)
+        scores = self.scores(query, keys, projected_keys)  # (B, S)
+        weights = masked_softmax(scores, mask)  # (B, S)
+        # (B, Hk): the weighted average of the keys
+        context = torch.bmm(weights[:, None, :], keys).squeeze(1)
+        return context, weights
+
+    def _check(self, query, keys, mask) -> None:
+        """A ``ValueError`` naming the expected and the given shapes (or devices) when the inputs do not fit."""
+        expected = f"query (B, {self.query_size}) and keys (B, S, {self.key_size})"
         if not isinstance(query, torch.Tensor) or not isinstance(keys, torch.Tensor):
-            raise ValueError(f"AdditiveAttention expects tensors query (B, {self.query_size}) and keys "
-                             f"(B, S, {self.key_size}), got {type(query).__name__} and {type(keys).__name__}")
-        if query.dim() != 2 or keys.dim() != 3 or query.shape[0] != keys.shape[0]:
-            raise ValueError(f"AdditiveAttention expects query (B, {self.query_size}) and keys (B, S, {self.key_size}), "
-                             f"got {tuple(query.shape)} and {tuple(keys.shape)}")
-        if query.shape[1] != self.query_size or keys.shape[2] != self.key_size:
-            raise ValueError(f"AdditiveAttention expects query (B, {self.query_size}) and keys (B, S, {self.key_size}), "
-                             f"got {tuple(query.shape)} and {tuple(keys.shape)}")
+            raise ValueError(f"AdditiveAttention expects tensors {expected}, got {type(query).__name__} and "
+                             f"{type(keys).__name__}")
+        if (query.dim() != 2 or keys.dim() != 3 or query.shape[0] != keys.shape[0]
+                or query.shape[1] != self.query_size or keys.shape[2] != self.key_size):
+            raise ValueError(f"AdditiveAttention expects {expected}, got {tuple(query.shape)} and {tuple(keys.shape)}")
         if mask is not None and mask.shape != keys.shape[:2]:
             raise ValueError(f"mask must have shape {tuple(keys.shape[:2])} (B, S), got {tuple(mask.shape)}")
         check_device(self.v.weight, type(self).__name__, query=query, keys=keys, mask=mask)
-        weights = masked_softmax(self.scores(query, keys, projected_keys), mask)  # (B, S)
-        context = torch.bmm(weights[:, None, :], keys).squeeze(1)  # (B, Hk): the weighted average of the keys
-        return context, weights

@@ -45,17 +45,19 @@ class LSTM(RecurrentBase):
                              "in the torch.nn.LSTM")
 
     def _scan(self, projected, state, w_hh, b_hh, record):
-        """The plain loop: ``projected`` (B, T, 4H) holds W_i* x_t + b_i* for every t,
-        in reading order."""
+        """The plain loop: ``projected`` (B, T, 4H) holds W_i* x_t + b_i*
+        for every t, in reading order."""
         h, c = state  # (B, H) each
         if b_hh is not None:
-            projected = projected + b_hh  # the biases just add: fold b_hh in once
+            # the biases just add: fold b_hh in once
+            projected = projected + b_hh
         w_hh_t = w_hh.t()  # (H, 4H)
         hs, steps = [], {name: [] for name in self.trace_names[1:]}
         for t in range(projected.shape[1]):
             # (B, 4H): W_i* x_t + b_i* + W_h* h_{t-1} + b_h*
             z = torch.addmm(projected[:, t], h, w_hh_t)
-            z_i, z_f, z_g, z_o = z.chunk(4, dim=1)  # (B, H) each, rows i, f, g, o
+            # (B, H) each, rows i, f, g, o
+            z_i, z_f, z_g, z_o = z.chunk(4, dim=1)
             input_gate = torch.sigmoid(z_i)  # i_t
             forget_gate = torch.sigmoid(z_f)  # f_t
             candidate = torch.tanh(z_g)  # g_t
@@ -66,10 +68,12 @@ class LSTM(RecurrentBase):
             hs.append(h)
             if record:
                 for name, value in (("c", c), ("forget", forget_gate),
-                                    ("input", input_gate), ("output", output_gate),
+                                    ("input", input_gate),
+                                    ("output", output_gate),
                                     ("candidate", candidate)):
                     steps[name].append(value)
         out = torch.stack(hs, dim=1)  # (B, T, H)
         trace = {"h": out, **{name: torch.stack(v, dim=1)
-                              for name, v in steps.items()}} if record else {}
+                              for name, v in steps.items()}
+                 } if record else {}
         return out, (h, c), trace

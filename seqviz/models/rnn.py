@@ -47,11 +47,13 @@ class RNN(RecurrentBase):
         act = ACTIVATIONS[self.nonlinearity]
         (h,) = state  # (B, H)
         if b_hh is not None:
-            projected = projected + b_hh  # the biases just add: fold b_hh in once
+            # the biases just add: fold b_hh in once
+            projected = projected + b_hh
         w_hh_t = w_hh.t()  # (H, H)
         hs = []
         for t in range(projected.shape[1]):
-            h = act(torch.addmm(projected[:, t], h, w_hh_t))  # (B, H): rewrite the note
+            # (B, H): rewrite the note
+            h = act(torch.addmm(projected[:, t], h, w_hh_t))
             hs.append(h)
         out = torch.stack(hs, dim=1)  # (B, T, H)
         return out, (h,), {"h": out}

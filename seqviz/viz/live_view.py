@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 import ipywidgets as widgets
 
 from .. import config
-from ..book import language, listing, translate
+from ..book import language, listing, translate, wrap
 from ._plumbing import figure_png
 from .book import book_html
 
@@ -179,15 +179,18 @@ def require_known_words(tokens: Sequence[str], known: Iterable[str], show: int =
     """Raise a friendly ``ValueError`` if a token is not in ``known`` (a vocabulary's words).
 
     The message names the unknown words and shows some words the model does know, so a
-    live widget can print it instead of a traceback.
+    live widget can print it instead of a traceback; it is in the book's language, broken into lines of 77
+    columns (:func:`seqviz.book.wrap`).
     """
     known = list(known)
     known_set = set(known)
     if not tokens:
-        raise ValueError("the sentence is empty: type a few words, for example 'the keys near the old cabinet'")
+        raise ValueError(wrap(translate("the sentence is empty: type a few words, for example 'the keys near the old "
+                                        "cabinet'")))
     unknown = [t for t in dict.fromkeys(tokens) if t not in known_set]
     if unknown:
         words = ", ".join(f"'{w}'" for w in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
         sample = ", ".join(known[:show])
-        raise ValueError(f"this model has never seen {words}; it only knows {len(known)} words, "
-                         f"such as {sample} ...")
+        # in the book's language and in lines that fit the output column: a cell may print it as it is
+        raise ValueError(wrap(translate(f"this model has never seen {words}; it only knows {len(known)} words, "
+                                        f"such as {sample} ...")))
