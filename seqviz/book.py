@@ -49,7 +49,6 @@ _TRANSLATORS: dict[str, Callable[[str], str | None]] = {}
 # functions called with the new language whenever it changes (seqviz.viz sets matplotlib's font by one)
 _LISTENERS: list[Callable[[str], None]] = []
 _MISSING: dict[str, None] = {}  # texts that had no translation, in order, each reported once
-_LETTER = re.compile(r"[^\W\d_]")  # a letter of any script
 
 
 _EXERCISE_LABEL = re.compile(r"\s*ch(\d+)([a-z]?)[.\-_ ]?ex(\d+)([a-z]?)\s*")
@@ -172,7 +171,9 @@ def translate(text: str, strict: bool = True) -> str:
     """
     if _language == "en" or not isinstance(text, str) or not text.strip() or i18n.has_cjk(text):
         return text
-    if not _LETTER.search(text):  # numbers and symbols only ("(0.26, 0.28)", "100.0%"): nothing to translate
+    # numbers and symbols only ("(0.26, 0.28)", "100.0%", "6 × 10¹⁴"): nothing to translate. str.isalpha, not the
+    # regular expression [^\W\d_], which takes a superscript digit (a number, but not a decimal one) for a letter
+    if not any(ch.isalpha() for ch in text):
         return text
     translated = _TRANSLATORS[_language](text)
     if isinstance(translated, str):

@@ -79,6 +79,9 @@ def test_say_glue_and_translate_follow_the_language(zh, capsys):
     assert err.count("no zh translation of 'words nobody translated, twice'") == 1  # reported once
     assert "words nobody translated, twice" in sv.book.missing_translations()
     assert sv.book.translate("dog", strict=False) == "dog" and "dog" not in sv.book.missing_translations()
+    for number in ("6 × 10¹⁴", "−4.5 × 10⁻⁵", "(0.26, 0.28)", "100.0%"):   # numbers are not English: kept, unreported
+        assert sv.book.translate(number) == number
+    assert "6 × 10¹⁴" not in capsys.readouterr().err
     sv.book.set_language("en")
     assert sv.book.translate("accuracy") == "accuracy"
 
