@@ -42,6 +42,9 @@ def test_translation_is_tested_on_new_sentences_of_seen_and_longer_lengths():
     assert max(lengths(tests["seen"])) <= 6 and min(lengths(tests["longer"])) == 7 and max(lengths(tests["longer"])) <= 9
     _, _, _, only_seen = _translation_data(300, 50, max_len=6, test_max_len=6, seed=0)
     assert set(only_seen) == {"seen"}
+    _, _, again, tests_again = _translation_data(300, 50, max_len=6, test_max_len=9, seed=0)
+    assert again is train and all(tests_again[k] is tests[k] for k in tests)   # built once, not per call
+    assert _translation_data(300, 50, max_len=6, test_max_len=9, seed=1)[2][0].tolist() != train[0].tolist()
     rows = translation_rows(("GRU",), hidden_size=8, steps=2, n_train=60, n_test=10, max_len=5, test_max_len=8,
                             progress=False)
     assert rows[0]["score_longer"] is not None and rows[0]["longer_words"] == (6, 8)

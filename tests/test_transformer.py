@@ -89,6 +89,26 @@ def test_mha_gradients_equal_torch():
         torch.testing.assert_close(p.grad, dict(ref.named_parameters())[name].grad, msg=name)
 
 
+def test_mha_multiplies_by_the_values_once():
+    """Two products per call (scores, then weights @ v), with dropout or without: none computed twice."""
+    from torch.overrides import TorchFunctionMode
+
+    class CountMatmuls(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.count += func in (torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.randn(2, 5, 8)
+    for mha in (MultiHeadAttention(8, 2).eval(), MultiHeadAttention(8, 2, dropout=0.5).train()):
+        with CountMatmuls() as counter:
+            mha(x, x, x, mask=causal_mask(5))
+        assert counter.count == 2
+
+
 def test_mha_gradcheck_float64():
     mha = MultiHeadAttention(4, 2).double()
     x = torch.randn(1, 3, 4, dtype=torch.float64, requires_grad=True)

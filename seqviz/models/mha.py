@@ -48,6 +48,13 @@ def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     exactly zero weight. ``scale`` defaults to ``1/sqrt(d)``; ``scale=1.0`` switches the
     scaling off (the chapter's saturation experiment).
     """
+    weights = _attention_weights(q, k, v, mask, scale)  # (..., Tq, Tk), each row sums to 1
+    return weights @ v, weights  # (..., Tq, dv), (..., Tq, Tk)
+
+
+def _attention_weights(q, k, v, mask=None, scale=None) -> torch.Tensor:
+    """The weights of :func:`scaled_dot_product_attention`, with all its checks, without the product with
+    ``v`` (so that :class:`MultiHeadAttention` multiplies by ``v`` once, after its dropout)."""
     if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
         raise ValueError(f"q, k, v must be tensors (..., T, d), got {type(q).__name__}, {type(k).__name__}, "
                          f"{type(v).__name__}")
@@ -73,8 +80,7 @@ def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tens
         if value_checks(mask) and not bool(mask.any(-1).all()):  # a value check: on CPU (or SEQVIZ_DEBUG) only
             raise ValueError("a query may attend to no key at all (a mask row is all False): its weights are undefined")
         scores = scores.masked_fill(~mask, float("-inf"))
-    weights = scores.softmax(-1)  # (..., Tq, Tk), each row sums to 1
-    return weights @ v, weights  # (..., Tq, dv), (..., Tq, Tk)
+    return scores.softmax(-1)  # (..., Tq, Tk), each row sums to 1
 
 
 def _attention_mask(mask, key_mask, B, Tq, Tk):
@@ -155,8 +161,8 @@ class MultiHeadAttention(nn.Module):
             k = torch.cat([past[0], k], dim=2)  # (B, h, t + Tk, hs): earlier keys are reused, not recomputed
             v = torch.cat([past[1], v], dim=2)  # (B, h, t + Tk, hs)
         full_mask = _attention_mask(mask, key_mask, B, Tq, k.shape[2])  # (B or 1, h or 1, Tq, Tk) or None
-        _, weights = scaled_dot_product_attention(q, k, v, full_mask)  # weights (B, h, Tq, Tk)
-        heads = self.dropout(weights) @ v  # (B, h, Tq, hs)
+        weights = _attention_weights(q, k, v, full_mask)  # (B, h, Tq, Tk)
+        heads = self.dropout(weights) @ v  # (B, h, Tq, hs): the one product with v
         out = self.out_proj(heads.transpose(1, 2).reshape(B, Tq, d))  # (B, Tq, d): heads side by side, then W_o
         return (out, weights, (k, v)) if use_cache else (out, weights)
 
