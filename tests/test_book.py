@@ -179,6 +179,12 @@ def test_readable_writes_any_size_of_number_as_a_sentence_does():
     assert readable(123456) == "120,000" and readable(0.5) == "0.5" and readable(-2e-9) == "−2 × 10⁻⁹"
     assert readable(9.96e7) == "10⁸"  # the leading figure rounds up to 10: one more power of ten
     assert readable(torch.tensor(2.0)) == "2"
+    # one figure, as chapters 2 and 4 glue differences and ratios: the plain decimal ends at 10⁻³, below it the
+    # power of ten; a ratio above one rounds like any number (46 to one figure is 50, not "5e+01")
+    assert [readable(x, 1) for x in (46.44, 0.0011, 0.00096, 3.19e-4, 2.98e-8)] == [
+        "50", "0.001", "0.001", "3 × 10⁻⁴", "3 × 10⁻⁸"]
+    # two figures, as chapter 4b's table gives a short training time: "0.043" seconds, never "0.0"
+    assert [readable(x, 2) for x in (0.043, 0.1, 123.4)] == ["0.043", "0.1", "120"]
     assert not any("e" in readable(x) for x in (1e-30, 7e-7, 3e9, 1e300))
     with pytest.raises(ValueError, match="finite"):
         readable(float("inf"))

@@ -17,7 +17,7 @@ import torch
 from seqviz.data import Vocab
 from seqviz.models import LSTM, RNN, SequenceClassifier
 from seqviz.web import gates_view, sticky_note_view
-from web_page import browser, needs_chromium, numbers  # noqa: F401
+from web_page import browser, needs_chromium, numbers, type_into  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -96,3 +96,35 @@ def test_chapter_7s_alignment_fits_a_phone(browser):
     width = page.evaluate("() => document.querySelector('.seqviz-web-picture svg').getBoundingClientRect().width")
     assert width <= browser_check.PHONE["width"] - 32, width   # the cells narrowed: nothing to scroll
     page.close()
+
+
+OUTSIDE = """() => {
+    const svg = document.querySelector('.seqviz-web-picture svg'), width = svg.width.baseVal.value;
+    return [...svg.querySelectorAll('text')].map((t) => [t.textContent, t.getBBox()])
+      .filter(([, b]) => b.x < -1 || b.x + b.width > width + 1).map(([text]) => text); }"""
+
+
+def test_chapter_6s_beam_tree_fits_a_phone_and_keeps_its_desktop_width(browser):
+    """The beam-search tree was 660 px wide on every screen: on a 390 px phone its right part (the last steps, the
+    legend) lay outside the screen. On a phone it narrows to the column, its text keeping its size; on a desktop
+    page it is drawn as before, 660 px wide."""
+    from test_web_seq2seq import FIRST as SENTENCE, OVERPRINTS, SRC, TGT, make_translator
+
+    from seqviz.web import beam_view
+
+    html = beam_view(make_translator(seed=3), SRC, TGT, SENTENCE, max_beam=8).html()
+    page = on_a_phone(browser, html)
+    for k in (3, 8):
+        type_into(page, 0, "beam_size", k)
+        assert browser_check.phone_problems(page) == []
+        width = page.evaluate("() => document.querySelector('.seqviz-web-picture svg').getBoundingClientRect().width")
+        assert width <= browser_check.PHONE["width"] - 32, (k, width)   # the whole tree, without scrolling
+        assert page.evaluate(OVERPRINTS, 0) == [] and page.evaluate(OUTSIDE) == [], k
+    assert numbers(page)["beam_size"] == 8   # the narrow layout draws the same search
+    page.close()
+    desktop = browser.new_page(viewport={"width": 1280, "height": 800})
+    desktop.route("**/*", lambda route: route.abort())
+    desktop.set_content(f"<html><body style='margin: 0 16px'>{html}</body></html>")
+    assert desktop.evaluate("() => document.querySelector('.seqviz-web-picture svg').getBoundingClientRect()"
+                            ".width") == 660
+    desktop.close()

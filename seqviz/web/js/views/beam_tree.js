@@ -68,7 +68,11 @@ views.beam_tree = function (root, spec) {
     const { nodes, best } = shown.record, labels = o.target_itos, style = STYLE;
     // the x axis ends where the search ended (its deepest node), not at max_len: no empty steps on the right
     const steps = Math.max(1, ...nodes.map((n) => n.step)), y = layout(nodes);
-    const W = 660, left = 20, plotW = W - 40, top = 44, plotH = 270;  // y: -0.12 (top) .. 1.12, as the still's axes
+    // 660 px wide, or as wide as a narrower column (a phone's): the steps move closer, the text keeps its size, the
+    // title takes two lines and the legend one entry a line where one line would not fit
+    const room = view.room(), W = room > 0 ? Math.max(240, Math.min(660, room)) : 660;
+    const titleLines = W < 660 && 6.6 * shown.title.length > W - 10 ? shown.title.split(/(?<=:) /) : [shown.title];
+    const left = 20, plotW = W - 40, top = 30 + 14 * titleLines.length, plotH = 270;  // y: -0.12 .. 1.12, as the still
     const X = (s) => left + plotW * (s + 0.4) / (steps + 0.8), Y = (id) => top + plotH * (y.get(id) + 0.12) / 1.24;
     const byId = new Map(nodes.map((n) => [n.id, n])), parts = [];
     for (const n of nodes) {
@@ -121,11 +125,16 @@ views.beam_tree = function (root, spec) {
     parts.push(`<line x1="${left}" y1="${axisY}" x2="${left + plotW}" y2="${axisY}" stroke="#444"/>`);
     for (let s = 0; s <= steps; s++) parts.push(text(X(s), axisY + 14, 10, s));
     parts.push(text(W / 2, axisY + 32, 11, nn.say(spec, "step (generated tokens)")));
-    [["best hypothesis", "#ff7f0e"], ...Object.values(style)].forEach(([name, colour], i) => parts.push(
-      `<rect x="${left + 10 + 165 * i}" y="${axisY + 42}" width="10" height="10" fill="${colour}"/>`,
-      text(left + 24 + 165 * i, axisY + 51, 10, nn.say(spec, name), "start")));
-    view.picture.innerHTML = `<svg width="${W}" height="${axisY + 62}" role="img" ` +
-      `aria-label="${ui.esc(shown.title)}">` + text(W / 2, 18, 12, shown.title) + parts.join("") + "</svg>";
+    const legend = [["best hypothesis", "#ff7f0e"], ...Object.values(style)], perLine = W >= 660 ? 4 : 1;
+    legend.forEach(([name, colour], i) => {
+      const x = left + 10 + 165 * (i % perLine), y = axisY + 42 + 16 * Math.floor(i / perLine);
+      parts.push(`<rect x="${x}" y="${y}" width="10" height="10" fill="${colour}"/>`,
+                 text(x + 14, y + 9, 10, nn.say(spec, name), "start"));
+    });
+    const height = axisY + 46 + 16 * Math.ceil(legend.length / perLine);
+    view.picture.innerHTML = `<svg width="${W}" height="${height}" role="img" ` +
+      `aria-label="${ui.esc(shown.title)}">` + titleLines.map((line, i) => text(W / 2, 18 + 14 * i, 12, line)).join("") +
+      parts.join("") + "</svg>";
   }
 
   view.run(() => { read(o.sentence); search(); draw(); });
