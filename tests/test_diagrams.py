@@ -85,3 +85,56 @@ def test_unknown_parts_and_variants_are_refused():
         lstm_cell_diagram(variant="mirror")
     with pytest.raises(ValueError, match="highlight"):
         gru_cell_diagram("forget")
+
+
+# -- the Chinese edition: every label in Chinese, still clear of the others ----------------------------------------
+
+import re  # noqa: E402
+
+import seqviz as sv  # noqa: E402
+from seqviz.viz import attention_diagrams  # noqa: E402
+from seqviz.viz._language import localize_matplotlib  # noqa: E402
+
+ALL_DRAWINGS = {
+    **DRAWINGS,
+    "encoder-decoder": lambda: attention_diagrams.encoder_decoder_diagram(cell="GRU"),
+    "encoder-decoder, attention": lambda: attention_diagrams.encoder_decoder_diagram(attention=True, cell="GRU"),
+    "attention": attention_diagrams.attention_diagram,
+    "transformer block": attention_diagrams.transformer_block_diagram,
+    "transformer block, pre-norm": lambda: attention_diagrams.transformer_block_diagram(norm_first=True),
+    "bert inputs": attention_diagrams.bert_inputs_diagram,
+}
+# the data a diagram draws (its tokens, a cell's name, a function) stays as it is in both editions
+DATA = {"the", "keys", "near", "cabinet", "seven", "two", "nine", "cat", "sat", "on", "mat", "my", "dog", "is", "cute",
+        "he", "likes", "play", "ing", "CLS", "SEP", "GRU", "LSTM", "RNN", "tanh", "softmax", "bos", "eos"}
+
+
+def english_labels(fig) -> list[str]:
+    """Texts that still hold an English word (math, quoted tokens and the drawn data aside)."""
+    left = []
+    for text in texts(fig):
+        words = re.findall(r"[A-Za-z]{2,}", re.sub(r"\$[^$]*\$|'[^']*'", "", text))
+        if any(w not in DATA for w in words):
+            left.append(text)
+    return left
+
+
+@pytest.fixture
+def zh():
+    sv.book.set_language("zh")
+    try:
+        yield
+    finally:
+        sv.book.set_language("en")
+
+
+@pytest.mark.parametrize("name", ALL_DRAWINGS)
+def test_in_chinese_every_label_is_chinese_and_stands_clear(zh, name):
+    fig = localize_matplotlib(ALL_DRAWINGS[name]())
+    assert english_labels(fig) == [], "add these labels to seqviz/i18n/zh/viz.json"
+    assert clashes(fig) == []
+
+
+def test_the_english_label_check_can_fail():
+    assert english_labels(attention_diagrams.encoder_decoder_diagram()) == [
+        "context\nvector", "encoder: reads the source", "decoder: fed the token written before"]

@@ -146,8 +146,13 @@ def localize_figure(fig_dict: dict) -> dict:
     return fig
 
 
+DATA_GID = "seqviz-data"  # a matplotlib Text with this gid is data (a cell's name in a box): never translated
+
+
 def _text(artist, strict: bool) -> None:
     text = artist.get_text()
+    if getattr(artist, "get_gid", lambda: None)() == DATA_GID:
+        return
     if text and not i18n.has_cjk(text):
         new = _label(text, strict)
         if new != text:

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ._language import DATA_GID
+
 # one palette for the book's schematics
 COLOURS = {"encoder": "#cfe2f3", "decoder": "#d9ead3", "context": "#fde9a9", "attention": "#f4cccc",
            "norm": "#fff2cc", "ffn": "#d9d2e9", "embed": "#eeeeee", "token": "#fce5cd", "segment": "#d9ead3",
@@ -107,7 +109,8 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
     context_x = enc_x[-1] + step / 2 + gap / 2
     dec_x = [context_x + gap / 2 + step * (i + 0.5) for i in range(len(outputs))]
     for i, (x, token) in enumerate(zip(enc_x, source)):
-        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["encoder"], fontsize=f)
+        # the cell's name is what the chapter runs ("GRU"), kept as written in both editions: a box fits no more
+        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["encoder"], fontsize=f, gid=DATA_GID)
         ax.text(x, text_below, token, ha="center", va="center", fontsize=f)
         _arrow(ax, (x, text_below + 0.15), (x, row - box_h / 2))
         if i:
@@ -118,7 +121,7 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
     _arrow(ax, (enc_x[-1] + box_w / 2, row), (context_x - 0.25, row))
     _arrow(ax, (context_x + 0.25, row), (dec_x[0] - box_w / 2, row))
     for i, (x, token_in, token_out) in enumerate(zip(dec_x, inputs, outputs)):
-        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["decoder"], fontsize=f)
+        _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["decoder"], fontsize=f, gid=DATA_GID)
         ax.text(x, text_below, token_in, ha="center", va="center", fontsize=f, color=COLOURS["muted"])
         _arrow(ax, (x, text_below + 0.15), (x, row - box_h / 2))
         ax.text(x, text_above, token_out, ha="center", va="center", fontsize=f, weight="bold")
