@@ -19,6 +19,7 @@ install one.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import re
 import sys
@@ -200,6 +201,19 @@ def localize_matplotlib(figure):
     for artist in figure.findobj(Text):
         _text(artist, artist in labels)
     return figure
+
+
+def in_book_language(draw):
+    """Decorate a function that returns a matplotlib Figure: the figure comes back in the book's language.
+
+    The PNG formatter :func:`_ipython` puts in front of IPython's is replaced when the inline backend configures
+    itself, which happens when pyplot is first imported, often inside the very cell that draws: the book's Chinese
+    pages showed every diagram in English. A diagram translates itself as it is made instead."""
+    @functools.wraps(draw)
+    def drawn(*args, **kwargs):
+        return localize_matplotlib(draw(*args, **kwargs))
+
+    return drawn
 
 
 class _TranslatingRenderer:

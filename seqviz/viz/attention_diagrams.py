@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._language import DATA_GID
+from ._language import DATA_GID, in_book_language
 
 # one palette for the book's schematics
 COLOURS = {"encoder": "#cfe2f3", "decoder": "#d9ead3", "context": "#fde9a9", "attention": "#f4cccc",
@@ -85,6 +85,7 @@ def _width(text: str, fontsize: float = 9) -> float:
 # -- the encoder-decoder -------------------------------------------------------------------------------------------
 
 
+@in_book_language
 def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), target: Sequence[str] = ("7", "2", "9"),
                             *, attention: bool = False, cell: str = "RNN", title: str = ""):
     """An encoder reads ``source`` token by token; its last state is the context vector; a decoder
@@ -150,6 +151,7 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
 # -- scaled dot-product attention, step by step -------------------------------------------------------------------
 
 
+@in_book_language
 def attention_diagram(tokens: Sequence[str] = ("the", "cat", "sat", "on", "the", "mat"), query: int = 2,
                       scores: Sequence[float] | None = None, *, d: int = 8, title: str = ""):
     """One query's path through scaled dot-product attention, one row per step and one column per token.
@@ -230,6 +232,7 @@ def attention_diagram(tokens: Sequence[str] = ("the", "cat", "sat", "on", "the",
 # -- the Transformer block ---------------------------------------------------------------------------------------
 
 
+@in_book_language
 def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
     """The encoder block (left) and decoder block (right) of Vaswani et al. (2017): self-attention, then the
     feed-forward network, each in a residual connection with layer normalisation; the decoder's self-attention
@@ -327,6 +330,7 @@ def transformer_block_diagram(*, norm_first: bool = False, title: str = ""):
 # -- BERT's input -----------------------------------------------------------------------------------------------
 
 
+@in_book_language
 def bert_inputs_diagram(sentence_a: Sequence[str] = ("my", "dog", "is", "cute"),
                         sentence_b: Sequence[str] = ("he", "likes", "play", "##ing"), *, title: str = "",
                         vertical: bool | None = None):

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ._language import in_book_language
+
 GATE, SQUASH, NOTE = "#cfe2f3", "#f4cccc", "#fde9a9"  # sigmoid boxes, tanh boxes, the recurrent cell
 INK, FADED, BELT = "#333333", "#c8c8c8", "#e6a23c"
 # A book page shows a figure at most 358 px wide on a 390 px phone: a figure W inches wide keeps text of f points
@@ -89,6 +91,7 @@ def _char_width(text: str, size: float) -> float:
     return 0.0078 * size * max(len(re.sub(r"\\[a-zA-Z]+|[$_{}\\]", "", line)) for line in text.split("\n"))
 
 
+@in_book_language
 def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet"), size=None):
     """The recurrent cell drawn folded (a loop, above) and unrolled (one copy per token, the same weights, below).
 
@@ -136,6 +139,7 @@ def loop_diagram(tokens: Sequence[str] = ("the", "keys", "near", "the", "cabinet
     return s.fig
 
 
+@in_book_language
 def io_patterns_diagram(size=None):
     """Karpathy's input/output patterns: red inputs, green recurrent cells, blue outputs, one panel each.
 
@@ -188,6 +192,7 @@ _LSTM_PARTS = {  # which parts each step of the walk-through lights up
 }
 
 
+@in_book_language
 def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", size=CELL_SIZE):
     """One LSTM step (after Olah's "Understanding LSTM Networks").
 
@@ -271,6 +276,7 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
 _GRU_PARTS = {"reset": {"reset", "rail", "reset_mul", "candidate"}, "update": {"update", "keep", "take", "rail"}}
 
 
+@in_book_language
 def gru_cell_diagram(highlight: str | None = None, size=CELL_SIZE):
     """One GRU step in PyTorch's convention: $h_t = (1 - z_t) \\odot n_t + z_t \\odot h_{t-1}$.
 
