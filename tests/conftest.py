@@ -97,3 +97,13 @@ def pytest_terminal_summary(terminalreporter):
 def _seed():
     sv.seed_everything(0)
     yield
+
+
+@pytest.fixture
+def zh():
+    """The book's language set to Chinese for one test (``sv.book.set_language``), English again afterwards."""
+    sv.book.set_language("zh")
+    try:
+        yield
+    finally:
+        sv.book.set_language("en")

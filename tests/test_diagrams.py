@@ -118,15 +118,6 @@ def english_labels(fig) -> list[str]:
     return left
 
 
-@pytest.fixture
-def zh():
-    sv.book.set_language("zh")
-    try:
-        yield
-    finally:
-        sv.book.set_language("en")
-
-
 @pytest.mark.parametrize("name", ALL_DRAWINGS)
 def test_in_chinese_every_label_is_chinese_and_stands_clear(zh, name):
     # the diagram comes back in Chinese by itself: IPython's PNG formatter, which would translate it, is replaced

@@ -8,6 +8,8 @@ the switch to the cache refuses a folder that does not exist.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -102,29 +104,40 @@ def test_the_book_switches_to_the_cache_only_when_told_and_only_to_a_real_folder
         seqviz_book._executed(None, Config())
 
 
-def test_a_notebook_marked_run_alone_runs_first_by_itself_without_the_thread_limit(tmp_path):
-    from jupyter_cache import get_cache
-
-    # each notebook writes when it started and ended; the marked one also its thread limit
+def stamp_notebooks(folder: Path, others: list[str], sleep: float) -> tuple[Path, list[Path]]:
+    """A notebook marked run_alone and plain ones (named ``others``); each writes, into ``folder``, when it started
+    and its thread limit (file ``<name>``) and when it ended (``<name>.end``), sleeping ``sleep`` s between."""
     stamp = "import os, time, json\nopen(os.path.join({d!r}, {n!r}), 'w').write(json.dumps([time.time(), " \
-            "os.environ.get('OMP_NUM_THREADS')]))\ntime.sleep(1.5)\nopen(os.path.join({d!r}, {n!r} + '.end'), " \
+            "os.environ.get('OMP_NUM_THREADS')]))\ntime.sleep({s})\nopen(os.path.join({d!r}, {n!r} + '.end'), " \
             "'w').write(str(time.time()))"
-    alone = notebook(tmp_path / "alone.ipynb", stamp.format(d=str(tmp_path), n="alone"))
+    alone = notebook(folder / "alone.ipynb", stamp.format(d=str(folder), n="alone", s=sleep))
     nb = nbformat.read(alone, as_version=4)
     nb.metadata["seqviz"] = {"run_alone": "it times every core"}
     nbformat.write(nb, alone)
-    others = [notebook(tmp_path / f"other{k}.ipynb", stamp.format(d=str(tmp_path), n=f"other{k}")) for k in (1, 2)]
-    result = subprocess.run([sys.executable, str(SCRIPT), "--jobs", "2", "--cache", str(tmp_path / "cache"),
-                             *map(str, others), str(alone)], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                            env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
-    assert result.returncode == 0, result.stdout + result.stderr
-    import json
+    return alone, [notebook(folder / f"{n}.ipynb", stamp.format(d=str(folder), n=n, s=sleep)) for n in others]
 
-    started, threads = json.loads((tmp_path / "alone").read_text())
-    ended = float((tmp_path / "alone.end").read_text())
+
+def stamps(folder: Path, name: str) -> tuple[float, str | None, float]:
+    """When the stamp notebook ``name`` started, its OMP_NUM_THREADS, and when it ended."""
+    started, threads = json.loads((folder / name).read_text())
+    return started, threads, float((folder / f"{name}.end").read_text())
+
+
+def run_one_thread(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"})
+
+
+def test_a_notebook_marked_run_alone_runs_first_by_itself_without_the_thread_limit(tmp_path):
+    from jupyter_cache import get_cache
+
+    alone, others = stamp_notebooks(tmp_path, ["other1", "other2"], sleep=1.5)
+    result = run_one_thread("--jobs", "2", "--cache", tmp_path / "cache", *others, alone)
+    assert result.returncode == 0, result.stdout + result.stderr
+    _, threads, ended = stamps(tmp_path, "alone")
     assert threads is None, "the notebook that runs alone kept the thread limit"
-    for k in (1, 2):
-        other_start, other_threads = json.loads((tmp_path / f"other{k}").read_text())
+    for name in ("other1", "other2"):
+        other_start, other_threads, _ = stamps(tmp_path, name)
         assert other_threads == "1"
         assert other_start > ended, "another notebook ran beside the one marked run_alone"
     assert "alone.ipynb: executed in" in result.stdout and "(alone, every core)" in result.stdout
@@ -134,23 +147,11 @@ def test_a_notebook_marked_run_alone_runs_first_by_itself_without_the_thread_lim
 
 def test_shared_runs_the_marked_notebook_with_the_others_and_the_thread_limit(tmp_path):
     # make test builds the books beside the tests: running alone there would only spin threads on busy cores
-    stamp = "import os, time, json\nopen(os.path.join({d!r}, {n!r}), 'w').write(json.dumps([time.time(), " \
-            "os.environ.get('OMP_NUM_THREADS')]))\ntime.sleep(3)\nopen(os.path.join({d!r}, {n!r} + '.end'), " \
-            "'w').write(str(time.time()))"
-    alone = notebook(tmp_path / "alone.ipynb", stamp.format(d=str(tmp_path), n="alone"))
-    nb = nbformat.read(alone, as_version=4)
-    nb.metadata["seqviz"] = {"run_alone": "it times every core"}
-    nbformat.write(nb, alone)
-    other = notebook(tmp_path / "other.ipynb", stamp.format(d=str(tmp_path), n="other"))
-    result = subprocess.run([sys.executable, str(SCRIPT), "--shared", "--jobs", "2", "--cache",
-                             str(tmp_path / "cache"), str(other), str(alone)], capture_output=True, text=True,
-                            timeout=300, cwd=ROOT, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    alone, (other,) = stamp_notebooks(tmp_path, ["other"], sleep=3)
+    result = run_one_thread("--shared", "--jobs", "2", "--cache", tmp_path / "cache", other, alone)
     assert result.returncode == 0, result.stdout + result.stderr
-    import json
-
-    (a_start, a_threads), (o_start, o_threads) = (json.loads((tmp_path / n).read_text()) for n in ("alone", "other"))
+    (a_start, a_threads, a_end), (o_start, o_threads, o_end) = (stamps(tmp_path, n) for n in ("alone", "other"))
     assert a_threads == "1" and o_threads == "1", "under --shared every kernel keeps the thread limit"
-    a_end, o_end = (float((tmp_path / f"{n}.end").read_text()) for n in ("alone", "other"))
     assert a_start < o_end and o_start < a_end, "the two notebooks did not run side by side"
     assert "(alone, every core)" not in result.stdout
 

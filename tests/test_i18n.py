@@ -31,15 +31,6 @@ TRANSLATED = sorted(p.relative_to(ROOT / "zh").with_suffix("").as_posix()
                     for p in (ROOT / "zh" / "notebooks").glob("*.ipynb"))
 
 
-@pytest.fixture
-def zh():
-    sv.book.set_language("zh")
-    try:
-        yield
-    finally:
-        sv.book.set_language("en")
-
-
 def test_the_packaged_catalogue_loads_and_keeps_placeholders():
     catalogue = i18n.catalogue("zh")
     assert len(catalogue.entries) > 50
