@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from .book import translate
+from .book import readable, translate
 from .config import model_device
 
 __all__ = ["CrossoverEstimate", "PowerLawFit", "Stopwatch", "activation_bytes", "check_ints", "count_parameters",
@@ -564,8 +564,11 @@ def _is_number(value) -> bool:
 
 
 def _auto(value) -> str:
-    """Numbers to 3 significant digits (large ones whole, with thousands separators), the rest as ``str``."""
+    """Numbers to 3 significant digits (large ones whole, with thousands separators; tiny ones as a power of ten,
+    ``"1.23 × 10⁻⁵"``, never e-notation), the rest as ``str``."""
     if isinstance(value, float):
+        if math.isfinite(value) and 0 < abs(value) < 1e-3:
+            return readable(value, 3)
         return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
     return str(value)
 

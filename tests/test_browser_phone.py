@@ -127,4 +127,6 @@ def test_chapter_6s_beam_tree_fits_a_phone_and_keeps_its_desktop_width(browser):
     desktop.set_content(f"<html><body style='margin: 0 16px'>{html}</body></html>")
     assert desktop.evaluate("() => document.querySelector('.seqviz-web-picture svg').getBoundingClientRect()"
                             ".width") == 660
+    # the legend on one line used to run 6 px past the right edge ("pruned (best runners-up)")
+    assert desktop.evaluate(OUTSIDE) == [] and desktop.evaluate(OVERPRINTS, 0) == []
     desktop.close()

@@ -231,6 +231,14 @@ def test_markdown_table_formats_aligns_and_leaves_missing_cells_empty():
         markdown_table([])
 
 
+def test_markdown_table_writes_tiny_numbers_as_powers_of_ten_never_e_notation():
+    # the default format is 3 significant digits; ".3g" alone would print 1.23e-05 into the reader's table
+    rows = [{"x": 1.234e-5}, {"x": -4.5e-9}, {"x": 0.0012345}, {"x": 0.0}, {"x": float("inf")}]
+    cells = [line.split("|")[1].strip() for line in markdown_table(rows).splitlines()[2:]]
+    assert cells == ["1.23 × 10⁻⁵", "−4.5 × 10⁻⁹", "0.00123", "0", "inf"]
+    assert not any("e-" in c for c in cells)
+
+
 def test_spread_cell():
     assert spread_cell(torch.tensor([0.98, 1.0])) == "99.0 (98.0–100.0)"
     assert spread_cell([0.5]) == "50.0"

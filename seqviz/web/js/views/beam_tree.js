@@ -125,13 +125,19 @@ views.beam_tree = function (root, spec) {
     parts.push(`<line x1="${left}" y1="${axisY}" x2="${left + plotW}" y2="${axisY}" stroke="#444"/>`);
     for (let s = 0; s <= steps; s++) parts.push(text(X(s), axisY + 14, 10, s));
     parts.push(text(W / 2, axisY + 32, 11, nn.say(spec, "step (generated tokens)")));
-    const legend = [["best hypothesis", "#ff7f0e"], ...Object.values(style)], perLine = W >= 660 ? 4 : 1;
-    legend.forEach(([name, colour], i) => {
-      const x = left + 10 + 165 * (i % perLine), y = axisY + 42 + 16 * Math.floor(i / perLine);
-      parts.push(`<rect x="${x}" y="${y}" width="10" height="10" fill="${colour}"/>`,
-                 text(x + 14, y + 9, 10, nn.say(spec, name), "start"));
+    // the legend flows: each entry as wide as its words (10 px type: about 5.8 px a Latin letter, 10 px a Chinese
+    // character), a new line where the next entry would pass the right edge
+    const legend = [["best hypothesis", "#ff7f0e"], ...Object.values(style)];
+    const wide = (words) => [...words].reduce((sum, ch) => sum + (ch.codePointAt(0) >= 0x2e80 ? 10 : 5.8), 0);
+    let x = left + 10, line = 0;
+    legend.forEach(([name, colour]) => {
+      const words = nn.say(spec, name), room = 14 + wide(words);
+      if (x > left + 10 && x + room > W - 10) { x = left + 10; line += 1; }
+      const y = axisY + 42 + 16 * line;
+      parts.push(`<rect x="${x}" y="${y}" width="10" height="10" fill="${colour}"/>`, text(x + 14, y + 9, 10, words, "start"));
+      x += room + 18;
     });
-    const height = axisY + 46 + 16 * Math.ceil(legend.length / perLine);
+    const height = axisY + 62 + 16 * line;
     view.picture.innerHTML = `<svg width="${W}" height="${height}" role="img" ` +
       `aria-label="${ui.esc(shown.title)}">` + titleLines.map((line, i) => text(W / 2, 18 + 14 * i, 12, line)).join("") +
       parts.join("") + "</svg>";
