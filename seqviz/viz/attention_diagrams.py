@@ -162,10 +162,14 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
             _arrow(ax, (x, bus), (x, top), colour=red, lw=0.9)
         ax.text(width / 2, bus + 0.12, "attention: each step looks back at every encoder state",
                 ha="center", va="bottom", fontsize=f, color=red)
-    for xs, caption in ((enc_x, enc_caption), (dec_x, dec_caption)):
-        half = _width(caption, f) * 0.45   # centred under its cells, but inside the figure
-        ax.text(min(max((xs[0] + xs[-1]) / 2, half), width - half), 0.18, caption, ha="center", va="center",
-                fontsize=f, style="italic", color=COLOURS["muted"])
+    # each caption centred under its cells but inside the figure; where short rows would make them meet, the
+    # encoder's goes to the left edge and the decoder's to the right
+    halves = [_width(caption, f) * 0.45 for caption in (enc_caption, dec_caption)]
+    centres = [min(max((xs[0] + xs[-1]) / 2, half), width - half) for xs, half in zip((enc_x, dec_x), halves)]
+    if centres[0] + halves[0] + 0.1 > centres[1] - halves[1]:
+        centres = [halves[0] + 0.05, width - halves[1] - 0.05]
+    for centre, caption in zip(centres, (enc_caption, dec_caption)):
+        ax.text(centre, 0.18, caption, ha="center", va="center", fontsize=f, style="italic", color=COLOURS["muted"])
     if title:
         ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=f + 1)
     return fig
