@@ -140,7 +140,7 @@ def test_the_english_label_check_can_fail():
 def test_the_encoder_decoder_diagram_draws_what_its_chapter_says():
     # chapter 5: a bidirectional encoder (its caption says so) whose summary is the context vector c
     both = texts(attention_diagrams.encoder_decoder_diagram(bidirectional=True))
-    assert "encoder: reads the source both ways" in both and "$c$" in both and "context\nvector" in both
+    assert "encoder: reads both ways" in both and "$c$" in both and "context\nvector" in both
     # chapter 7: "context vector" is each step's c_u there, so the yellow box is the summary that starts the decoder
     looking = texts(attention_diagrams.encoder_decoder_diagram(attention=True, bidirectional=True))
     assert "$s_0$" in looking and "summary:\nstart state" in looking and "context\nvector" not in looking

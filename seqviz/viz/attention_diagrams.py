@@ -109,7 +109,7 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
     step = max(0.68, max(_width(t, f) for t in [*source, *outputs, *inputs]) + 0.22)
     box_w, box_h = min(step - 0.2, 0.7), 0.5
     gap = 0.8  # the context vector sits in the gap between the two rows of cells
-    enc_caption = "encoder: reads the source both ways" if bidirectional else "encoder: reads the source"
+    enc_caption = "encoder: reads both ways" if bidirectional else "encoder: reads the source"
     dec_caption = "decoder: fed the token written before"
     width = max(0.2 + step * len(source) + gap + step * len(outputs) + 0.15,
                 0.9 * (_width(enc_caption, f) + _width(dec_caption, f)))
