@@ -98,6 +98,9 @@ ALL_DRAWINGS = {
     **DRAWINGS,
     "encoder-decoder": lambda: attention_diagrams.encoder_decoder_diagram(cell="GRU"),
     "encoder-decoder, attention": lambda: attention_diagrams.encoder_decoder_diagram(attention=True, cell="GRU"),
+    "encoder-decoder, both ways": lambda: attention_diagrams.encoder_decoder_diagram(cell="GRU", bidirectional=True),
+    "encoder-decoder, both ways, attention": lambda: attention_diagrams.encoder_decoder_diagram(
+        attention=True, bidirectional=True, cell="GRU"),
     "attention": attention_diagrams.attention_diagram,
     "transformer block": attention_diagrams.transformer_block_diagram,
     "transformer block, pre-norm": lambda: attention_diagrams.transformer_block_diagram(norm_first=True),
@@ -132,3 +135,14 @@ def test_in_chinese_every_label_is_chinese_and_stands_clear(zh, name):
 def test_the_english_label_check_can_fail():
     assert english_labels(attention_diagrams.encoder_decoder_diagram()) == [
         "context\nvector", "encoder: reads the source", "decoder: fed the token written before"]
+
+
+def test_the_encoder_decoder_diagram_draws_what_its_chapter_says():
+    # chapter 5: a bidirectional encoder (its caption says so) whose summary is the context vector c
+    both = texts(attention_diagrams.encoder_decoder_diagram(bidirectional=True))
+    assert "encoder: reads both ways" in both and "$c$" in both and "context\nvector" in both
+    # chapter 7: "context vector" is each step's c_u there, so the yellow box is the summary that starts the decoder
+    looking = texts(attention_diagrams.encoder_decoder_diagram(attention=True, bidirectional=True))
+    assert "$s_0$" in looking and "summary:\nstart state" in looking and "context\nvector" not in looking
+    with pytest.raises(ValueError, match="bidirectional"):
+        attention_diagrams.encoder_decoder_diagram(bidirectional="yes")

@@ -212,6 +212,8 @@ def _cases():
                                                                       title="An encoder-decoder"),
         "encoder_decoder_diagram, attention": lambda: ad.encoder_decoder_diagram(LONG[:4], ["a", "b"],
                                                                                  attention=True, cell="GRU"),
+        "encoder_decoder_diagram, both ways, attention": lambda: ad.encoder_decoder_diagram(
+            LONG[:4], ["a", "b"], attention=True, bidirectional=True, cell="GRU"),
         "attention_diagram": lambda: ad.attention_diagram(LONG, query=1, scores=np.linspace(-1, 2, len(LONG)),
                                                           title="One query, step by step"),
         "transformer_block_diagram": lambda: ad.transformer_block_diagram(title="The Transformer's blocks"),

@@ -58,9 +58,9 @@ def _diagrams():
            for v in ("peephole", "coupled")},
         "gru_cell_diagram (chapter 4)": viz.gru_cell_diagram,
         "encoder_decoder_diagram (chapter 5)": lambda: viz.encoder_decoder_diagram(
-            ("seven", "two", "nine"), ("7", "2", "9"), cell="GRU"),
+            ("seven", "two", "nine"), ("7", "2", "9"), bidirectional=True, cell="GRU"),
         "encoder_decoder_diagram, attention (chapter 7)": lambda: viz.encoder_decoder_diagram(
-            ("seven", "two", "nine"), ("7", "2", "9"), attention=True, cell="GRU"),
+            ("seven", "two", "nine"), ("7", "2", "9"), attention=True, bidirectional=True, cell="GRU"),
         "attention_diagram (chapter 8)": lambda: viz.attention_diagram(
             tokens, query=2, scores=(k[0] @ q[0, 2] / math.sqrt(8)).numpy(), d=8),
         "transformer_block_diagram (chapter 8)": viz.transformer_block_diagram,

@@ -1,8 +1,8 @@
 """Schematics of the attention models, drawn by code with matplotlib (no copied images).
 
-- :func:`encoder_decoder_diagram`: an encoder reads the source into one context vector, a decoder
-  writes the target from it, one token at a time (chapter 5; with ``attention=True``, chapter 7's look
-  back at every encoder state);
+- :func:`encoder_decoder_diagram`: an encoder reads the source (both ways, with ``bidirectional=True``) into
+  one context vector, a decoder writes the target from it, one token at a time (chapter 5; with
+  ``attention=True``, chapter 7's look back at every encoder state);
 - :func:`attention_diagram`: one query's path through scaled dot-product attention, step by step as
   in Alammar's "Illustrated Transformer": embeddings, then query, keys and values, then scores,
   softmax and the weighted sum (chapter 8);
@@ -87,13 +87,21 @@ def _width(text: str, fontsize: float = 9) -> float:
 
 @in_book_language
 def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), target: Sequence[str] = ("7", "2", "9"),
-                            *, attention: bool = False, cell: str = "RNN", title: str = ""):
+                            *, attention: bool = False, bidirectional: bool = False, cell: str = "RNN",
+                            title: str = ""):
     """An encoder reads ``source`` token by token; its last state is the context vector; a decoder
     writes ``target`` from it, each step fed the token written before (``<bos>`` first) and ending in ``<eos>``.
 
-    ``attention=True`` draws the decoder's look back at every encoder state (chapter 7) for its last step.
-    ``cell`` names the recurrent cell in the boxes ("RNN", "GRU", "LSTM").
+    ``bidirectional=True`` draws the encoder of chapters 5 and 7, which reads the source both ways: arrows run
+    both ways between its cells, and the summary joins the forward chain's last state (at the last word) with the
+    backward chain's (at the first word, the arc above the encoder). ``attention=True`` draws the decoder's look
+    back at every encoder state (chapter 7) for its last step, routed above the decoder's outputs; the yellow box
+    is then the summary that starts the decoder, ``s_0``, since in that chapter "context vector" means each step's
+    own weighted average. ``cell`` names the recurrent cell in the boxes ("RNN", "GRU", "LSTM").
     """
+    if not isinstance(attention, bool) or not isinstance(bidirectional, bool):
+        raise ValueError(f"attention and bidirectional must be True or False, got {attention!r} and "
+                         f"{bidirectional!r}")
     source, target = _tokens("source", source), _tokens("target", target)
     outputs = [*target, "<eos>"]
     inputs = ["<bos>", *target]
@@ -101,25 +109,38 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
     step = max(0.68, max(_width(t, f) for t in [*source, *outputs, *inputs]) + 0.22)
     box_w, box_h = min(step - 0.2, 0.7), 0.5
     gap = 0.8  # the context vector sits in the gap between the two rows of cells
+    enc_caption = "encoder: reads both ways" if bidirectional else "encoder: reads the source"
+    dec_caption = "decoder: fed the token written before"
     width = max(0.2 + step * len(source) + gap + step * len(outputs) + 0.15,
-                0.9 * (_width("encoder: reads the source", f) + _width("decoder: fed the token written before", f)))
-    height = 3.3 + (0.4 if title else 0) + (0.3 if attention else 0)
+                0.9 * (_width(enc_caption, f) + _width(dec_caption, f)))
+    # above the cells: the backward chain's arc (bidirectional), then the attention's path and its label
+    height = 3.3 + (0.4 if title else 0) + (0.35 if attention else 0)
     fig, ax = _figure(width, height)
     row, text_below, text_above = 1.55, 0.55, 2.6
+    top = row + box_h / 2
     enc_x = [0.2 + step * (i + 0.5) for i in range(len(source))]
     context_x = enc_x[-1] + step / 2 + gap / 2
     dec_x = [context_x + gap / 2 + step * (i + 0.5) for i in range(len(outputs))]
+    both = 0.09 if bidirectional else 0.0  # the forward arrow above the middle, the backward one below it
     for i, (x, token) in enumerate(zip(enc_x, source)):
         # the cell's name is what the chapter runs ("GRU"), kept as written in both editions: a box fits no more
         _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["encoder"], fontsize=f, gid=DATA_GID)
         ax.text(x, text_below, token, ha="center", va="center", fontsize=f)
         _arrow(ax, (x, text_below + 0.15), (x, row - box_h / 2))
         if i:
-            _arrow(ax, (enc_x[i - 1] + box_w / 2, row), (x - box_w / 2, row))
-    _box(ax, context_x, row, 0.5, box_h, "$c$", COLOURS["context"], fontsize=f + 1.5)
-    ax.text(context_x, row - box_h / 2 - 0.1, "context\nvector", ha="center", va="top", fontsize=f,
-            color=COLOURS["muted"], linespacing=1.1)
-    _arrow(ax, (enc_x[-1] + box_w / 2, row), (context_x - 0.25, row))
+            _arrow(ax, (enc_x[i - 1] + box_w / 2, row + both), (x - box_w / 2, row + both))
+            if bidirectional:
+                _arrow(ax, (x - box_w / 2, row - both), (enc_x[i - 1] + box_w / 2, row - both))
+    # the summary: in chapter 5 the context vector c; in chapter 7 "context vector" is each step's c_u, and this
+    # box is only what the decoder starts from
+    _box(ax, context_x, row, 0.5, box_h, "$s_0$" if attention else "$c$", COLOURS["context"], fontsize=f + 1.5)
+    ax.text(context_x, row - box_h / 2 - 0.1, "summary:\nstart state" if attention else "context\nvector",
+            ha="center", va="top", fontsize=f, color=COLOURS["muted"], linespacing=1.1)
+    _arrow(ax, (enc_x[-1] + box_w / 2, row + both), (context_x - 0.25, row + both))
+    if bidirectional:
+        # the backward chain ends at the first word: its last state reaches the summary over the encoder
+        _arrow(ax, (enc_x[0] - box_w / 4, top), (context_x, top), colour=COLOURS["muted"], lw=0.9,
+               connectionstyle=f"arc3,rad={-min(0.3, 0.55 / max(context_x - enc_x[0], 0.5)):.3f}")
     _arrow(ax, (context_x + 0.25, row), (dec_x[0] - box_w / 2, row))
     for i, (x, token_in, token_out) in enumerate(zip(dec_x, inputs, outputs)):
         _box(ax, x, row, box_w, box_h, f"{cell}", COLOURS["decoder"], fontsize=f, gid=DATA_GID)
@@ -133,16 +154,22 @@ def encoder_decoder_diagram(source: Sequence[str] = ("seven", "two", "nine"), ta
             _arrow(ax, (dec_x[i - 1] + 0.12, text_above - 0.15), (x - 0.12, text_below + 0.15),
                    colour="#aaaaaa", lw=0.8, linestyle=(0, (3, 2)))
     if attention:
-        last = dec_x[-1]
+        # one path from the last step, up past the outputs, then down to every encoder state: it crosses no box
+        red, bus = "#c0504d", text_above + 0.4
+        last = dec_x[-1] + box_w / 2 - 0.08
+        ax.plot([last, last, enc_x[0]], [top, bus, bus], color=red, lw=0.9, solid_capstyle="round")
         for x in enc_x:
-            _arrow(ax, (last - 0.1, row + box_h / 2), (x, row + box_h / 2), colour="#c0504d", lw=0.8,
-                   connectionstyle="arc3,rad=0.12", style="-")
-        ax.text(width / 2, text_above + 0.45, "attention: each step looks back at every encoder state",
-                ha="center", va="bottom", fontsize=f, color="#c0504d")
-    for xs, caption in ((enc_x, "encoder: reads the source"), (dec_x, "decoder: fed the token written before")):
-        half = _width(caption, f) * 0.45   # centred under its cells, but inside the figure
-        ax.text(min(max((xs[0] + xs[-1]) / 2, half), width - half), 0.18, caption, ha="center", va="center",
-                fontsize=f, style="italic", color=COLOURS["muted"])
+            _arrow(ax, (x, bus), (x, top), colour=red, lw=0.9)
+        ax.text(width / 2, bus + 0.12, "attention: each step looks back at every encoder state",
+                ha="center", va="bottom", fontsize=f, color=red)
+    # each caption centred under its cells but inside the figure; where short rows would make them meet, the
+    # encoder's goes to the left edge and the decoder's to the right
+    halves = [_width(caption, f) * 0.45 for caption in (enc_caption, dec_caption)]
+    centres = [min(max((xs[0] + xs[-1]) / 2, half), width - half) for xs, half in zip((enc_x, dec_x), halves)]
+    if centres[0] + halves[0] + 0.1 > centres[1] - halves[1]:
+        centres = [halves[0] + 0.05, width - halves[1] - 0.05]
+    for centre, caption in zip(centres, (enc_caption, dec_caption)):
+        ax.text(centre, 0.18, caption, ha="center", va="center", fontsize=f, style="italic", color=COLOURS["muted"])
     if title:
         ax.text(0.15, height - 0.22, title, ha="left", va="center", fontsize=f + 1)
     return fig
