@@ -107,6 +107,20 @@ def test_every_cite_key_is_in_the_bibliography():
     assert not unknown, f"{{cite}} keys with no entry in book/references.bib: {unknown}"
 
 
+def test_every_entry_is_cited_or_named_somewhere():
+    """The references page lists every entry (``:all:``) and says the chapters cite them: so each entry must be
+    cited with ``{cite}`` in a page, or named by the guide's findings (``seqviz/guide/literature.py``, whose works
+    chapter 10's tables name), never merely listed."""
+    from seqviz.guide import FINDINGS
+
+    cited = {k.strip() for text in _pages().values()
+             for ks in re.findall(r"\{cite(?::[a-z]+)?\}`([^`]+)`", text) for k in ks.split(",")}
+    works = [_plain(part) for f in FINDINGS.values() for part in f.cite.split(";")]   # "Kitaev et al. (2020)"
+    unused = sorted(e["key"] for e in _bib_entries() if e["key"] not in cited and not any(
+        e["surnames"] and e["surnames"][0] in work and e["year"] in work for work in works))
+    assert not unused, f"entries of book/references.bib that no page cites: {unused}"
+
+
 def test_the_two_source_articles_are_entries_with_their_chinese_titles():
     from pybtex.database import parse_file
 

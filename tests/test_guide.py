@@ -275,7 +275,7 @@ def test_every_finding_is_cited_by_an_entry_of_the_bibliography():
 def test_the_setting_names_this_runs_machine_budget_and_sizes():
     setting = fake_run()["setting"].summary
     assert "a test CPU" in setting and "300 training steps" in setting and "4,000 training examples" in setting
-    assert "(10-13 s of training)" in setting
+    assert "(10–13 s of training)" in setting and "width 32" in setting   # a range takes an en dash
     short = {(t, k): 0.3 for t in ("agreement", "translation", "forecasting") for k in KINDS}
     assert "(0.3 s of training)" in fake_run(train_s=short)["setting"].summary   # not "0-0 s"
 
@@ -429,13 +429,13 @@ def test_the_guide_in_chinese_has_no_english_sentence_left(zh):
 
 def _chapter_table(ev) -> str:
     """The guide's table exactly as chapter 10's cell builds it (its own code, run on ``ev``)."""
-    from seqviz.guide import machine_words, situation_words
+    from seqviz.guide import machine_words, regime_words, situation_words
     from seqviz.measure import markdown_table
 
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
     source = next("".join(c["source"]) for c in cells if c.get("id") == "d8bda1f9")
     tables = []
-    space = {"recommend": recommend, "situation_words": situation_words, "evidence": ev,
+    space = {"recommend": recommend, "situation_words": situation_words, "regime_words": regime_words, "evidence": ev,
              "MACHINE": machine_words(), "show": lambda rows, columns: tables.append(markdown_table(rows, columns))}
     exec(compile(source, str(NOTEBOOK), "exec"), space)
     assert len(tables) == 1
@@ -502,3 +502,60 @@ def test_the_checked_advice_reads_as_a_list_in_both_languages():
     assert "本次运行" in chinese and "This run" not in chinese and "；" in chinese
     with pytest.raises(ValueError, match="source must be one of"):
         advice_list(rows, "another article")
+
+
+def test_verdicts_apart_counts_only_advice_that_both_sides_tested():
+    from seqviz.guide import verdicts_apart
+
+    rows = [{"verdict": "supported", "long_verdict": None, "at_scale": "supported"},
+            {"verdict": "mixed", "long_verdict": "mixed", "at_scale": "supported"},
+            {"verdict": "not tested here", "long_verdict": "contradicted", "at_scale": "supported"},
+            {"verdict": "contradicted", "long_verdict": None, "at_scale": "not tested here"}]
+    assert verdicts_apart(rows) == [rows[1]]
+    assert verdicts_apart(rows, "long_verdict") == [rows[1], rows[2]]
+    with pytest.raises(ValueError, match="which must be"):
+        verdicts_apart(rows, "at_scale")
+    # on a whole run: every row it returns is one whose verdicts differ, none of them untested
+    for row in verdicts_apart(advice_checked(fake_run())):
+        assert row["verdict"] != row["at_scale"] and "not tested here" not in (row["verdict"], row["at_scale"])
+
+
+def test_chapter_10_names_no_verdict_label_the_list_never_prints():
+    """A sentence such as 'where they differ, it says "not in this regime"' promises a label the reader must find
+    in the list of advice: every label the prose quotes as what a verdict says must be one advice_list prints."""
+    from seqviz.guide.sources import NO_STUDY
+
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    prose = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    quoted = re.findall(r"(?:says|reads|labelled|marked) \*{0,2}[\"“]([^\"”]+)[\"”]", prose)
+    assert not [q for q in quoted if q not in VERDICTS + (NO_STUDY,)], quoted
+    assert "it says \"not in this regime\"" not in prose
+
+
+def test_the_literature_column_never_reads_not_tested_here():
+    from seqviz.guide import advice_list
+    from seqviz.guide.sources import NO_STUDY
+
+    rows = advice_checked(fake_run())
+    assert any(r["at_scale"] == "not tested here" for r in rows)
+    listed = advice_list(rows, "从“序列”到“理解”的本质之旅")
+    assert "At scale: *not tested here*" not in listed and f"At scale: *{NO_STUDY}*" in listed
+    assert "chapter 4 measures it over seeds, in section 4.7" in listed
+
+
+def test_the_regime_words_name_the_machine_and_refuse_an_unknown_regime():
+    from seqviz.guide import regime_words
+
+    assert regime_words(MEASURED, "a test CPU") == "measured here (a test CPU, the budget of 10.1)"
+    assert regime_words(LITERATURE, "a test CPU") == "from the literature (published, at scale)"
+    with pytest.raises(ValueError, match="regime must be one of"):
+        regime_words("measured somewhere", "a test CPU")
+    with pytest.raises(ValueError, match="machine must be"):
+        regime_words(MEASURED, "")
+
+
+def test_a_streaming_answer_cites_the_cache_paper_for_the_cache_not_the_recommendation():
+    ev = fake_run()
+    advice = recommend("generation", "large", "long (100-1000)", "GPU", "streaming, per token", ev)
+    assert advice["brief"] == ("Gu and Dao (2023); Peng et al. (2023); the cost of the key/value cache: "
+                               "Pope et al. (2022)")

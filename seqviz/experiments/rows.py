@@ -205,7 +205,7 @@ def translation_rows(kinds: Sequence[str] = KINDS, *, hidden_size: int = 64, ste
         cost = _costs(model, (src[:64], src_len[:64], tgt_in[:64]), (src[:1], src_len[:1]),   # latency: a greedy
                       infer=lambda s, n, model=model: model.greedy(s, n, max_len=tgt_out.shape[1] + 2))  # translation
         rows.append({"task": "translation", "model": k, "score": scores["seen"], "score_longer": scores.get("longer"),
-                     "metric": f"exact match, 1-{max_len} words", "longer_words": (max_len + 1, test_max_len)
+                     "metric": f"exact match, 1–{max_len} words", "longer_words": (max_len + 1, test_max_len)
                      if "longer" in tests else None, "train_s": history.seconds, "train_laps": laps, "steps": steps,
                      "warmup_steps": warm, "examples": n_train, "width": hidden_size, **cost})
     return rows

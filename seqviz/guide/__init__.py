@@ -19,13 +19,13 @@ from .evidence import (GUIDE_OPTIONS, LITERATURE, LONG_RUNS, MEASURED, REGIMES, 
                        collect_evidence, evidence_names, long_run_evidence, machine_words,
                        race_evidence)
 from .literature import FINDINGS, Finding, literature_evidence
-from .rules import (CHANCE, RECURRENT, SOLVED_MARGIN, UNSOLVED, best_of, faster, recommend, regime_of, same,
-                    situation_words, unsolved)
-from .sources import SOURCES, VERDICTS, advice_checked, advice_list
+from .rules import (CHANCE, RECURRENT, SOLVED_MARGIN, UNSOLVED, best_of, faster, recommend, regime_of,
+                    regime_words, same, situation_words, unsolved)
+from .sources import SOURCES, VERDICTS, advice_checked, advice_list, verdicts_apart
 
 __all__ = ["CHANCE", "FINDINGS", "Finding", "GUIDE_OPTIONS", "Evidence", "LITERATURE", "LONG_RUNS", "MEASURED",
            "RECURRENT", "REGIMES", "SOLVED_MARGIN", "SOURCES", "TOLERANCE", "UNSOLVED", "VERDICTS", "advice_checked",
            "advice_list",
            "best_of", "check_evidence", "collect_evidence", "evidence_names", "faster", "literature_evidence",
-           "long_run_evidence", "machine_words", "race_evidence", "recommend", "regime_of", "same",
-           "situation_words", "unsolved"]
+           "long_run_evidence", "machine_words", "race_evidence", "recommend", "regime_of", "regime_words", "same",
+           "situation_words", "unsolved", "verdicts_apart"]

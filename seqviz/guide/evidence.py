@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from ..book import compare_times
+from ..book import compare_times, readable
 from ..config import pick_device
 from ..measure import fit_power_law, fitted_growth
 from .literature import FINDINGS, literature_evidence
@@ -96,6 +96,12 @@ def _samples(row: dict, key: str, value_key: str) -> tuple:
     return tuple(float(s) for s in samples)
 
 
+def _spread(samples: Sequence[float]) -> str:
+    """The range of repeated timings as a sentence writes it, two significant figures: "0.19–0.62"."""
+    low, high = readable(min(samples), 2), readable(max(samples), 2)
+    return low if low == high else f"{low}–{high}"
+
+
 def _judge(a: Sequence[float], b: Sequence[float], min_ratio: float = 1 + TOLERANCE["time"]) -> str:
     return compare_times(list(a), list(b), min_ratio=min_ratio)
 
@@ -122,12 +128,12 @@ def _setting(rows: list[dict], machine: str | None) -> str:
     widths = sorted({r["width"] for r in rows if "width" in r})
 
     def span(values, fmt="{:,}"):
-        return fmt.format(values[0]) if len(values) == 1 else f"{fmt.format(values[0])}-{fmt.format(values[-1])}"
+        return fmt.format(values[0]) if len(values) == 1 else f"{fmt.format(values[0])}–{fmt.format(values[-1])}"
 
     parts = [machine or "the machine that ran this chapter"]
     if steps:
         time = [format(t, ".1f" if t < 10 else ".0f") for t in (min(seconds), max(seconds))]
-        parts.append(f"{span(steps)} training steps per model ({time[0] if time[0] == time[1] else '-'.join(time)} "
+        parts.append(f"{span(steps)} training steps per model ({time[0] if time[0] == time[1] else '–'.join(time)} "
                      f"s of training)")
     if examples:
         parts.append(f"{span(examples)} training examples per task")
@@ -182,18 +188,18 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
         words = by["translation", "GRU"].get("longer_words") or ("more", "")
         text = ", ".join(f"{k} {v:.0%}" for k, v in longer.items())
         for k, v in longer.items():
-            ev[f"translation_longer:{k}"] = Evidence(v, f"translation, sentences of {words[0]}-{words[1]} words "
+            ev[f"translation_longer:{k}"] = Evidence(v, f"translation, sentences of {words[0]}–{words[1]} words "
                                                      f"(longer than any in training): {text}", "10.1")
     p_gru, p_lstm = by["agreement", "GRU"]["parameters"], by["agreement", "LSTM"]["parameters"]
     ev["params:GRU/LSTM"] = Evidence(p_gru / p_lstm, f"GRU {p_gru:,} vs LSTM {p_lstm:,} parameters "
                                      "(agreement models, same width)", "10.1")
     longest = lengths[-1]
     at = {(r["model"], r["length"]): r for r in cost}
-    ev["length_max"] = Evidence(longest, f"training cost measured at lengths {lengths[0]}-{longest}", "10.2")
+    ev["length_max"] = Evidence(longest, f"training cost measured at lengths {lengths[0]}–{longest}", "10.2")
     for kind in COST_MODELS:
         ms = [at[kind, n]["ms_per_step"] for n in lengths]
         mib = [at[kind, n]["saved_MiB"] for n in lengths]
-        span = f"over n = {lengths[0]}-{longest}"
+        span = f"over n = {lengths[0]}–{longest}"
         p_time, p_mem = fit_power_law(lengths, ms)[0], fit_power_law(lengths, mib)[0]
         p_tail = fit_power_law(lengths[-2:], mib[-2:])[0]
         ev[f"time_exp:{kind}"] = Evidence(p_time, f"{kind}: training step time ~ n^{p_time:.2f} {span}", "10.2")
@@ -211,14 +217,16 @@ def collect_evidence(rows: Sequence[dict], cost: Sequence[dict], stream: Sequenc
             f"{trf['ms_per_step']:.2f} ms, a GRU's {gru['ms_per_step']:.2f} ms", "10.2",
             judged=_judge(_samples(trf, "ms_samples", "ms_per_step"), _samples(gru, "ms_samples", "ms_per_step")))
     per = {(r["model"], r["context"]): r for r in stream}
-    ev["context_max"] = Evidence(contexts[-1], f"cost per token measured after {contexts[0]}-{contexts[-1]} tokens",
+    ev["context_max"] = Evidence(contexts[-1], f"cost per token measured after {contexts[0]}–{contexts[-1]} tokens",
                                  "10.3")
     for name, key in (("GRU", "GRU"), ("Transformer (KV cache)", "cache")):
         ms = [per[name, c]["ms_per_token"] for c in contexts]
         growth = fitted_growth(contexts, ms)
         first, last = per[name, contexts[0]], per[name, contexts[-1]]
         ev[f"stream_growth:{key}"] = Evidence(
-            growth, f"{name}: {ms[0]:.3f} -> {ms[-1]:.3f} ms per token from {contexts[0]} to {contexts[-1]} tokens "
+            growth, f"{name}: {ms[0]:.3f} -> {ms[-1]:.3f} ms per token (repeats "
+            f"{_spread(_samples(first, 'ms_samples', 'ms_per_token'))} and "
+            f"{_spread(_samples(last, 'ms_samples', 'ms_per_token'))}) from {contexts[0]} to {contexts[-1]} tokens "
             f"of context (a power law fitted to all {len(contexts)} contexts: a factor {growth:.1f})", "10.3",
             judged=_judge(_samples(last, "ms_samples", "ms_per_token"), _samples(first, "ms_samples", "ms_per_token"),
                           min_ratio=1.3))

@@ -146,7 +146,7 @@ def recommend(task: str, data: str, length: str, compute: str, latency: str, evi
         model, reasons, decided, brief = _long_runs(choice, evidence)
     else:
         model, reasons, decided = _literature(choice, evidence)
-        brief = "; ".join(dict.fromkeys(c for name in decided for c in evidence[name].cite))
+        brief = _literature_brief(decided, evidence)
     cite = tuple(dict.fromkeys(c for name in decided for c in evidence[name].cite))
     return {"model": model, "reasons": reasons, "evidence": list(dict.fromkeys(decided)), "choice": choice,
             "regime": regime, "cite": cite, "brief": brief}
@@ -264,6 +264,17 @@ def _long_runs(choice: dict, ev: dict):
 # -- from the literature ----------------------------------------------------------------------------------------
 
 
+def _literature_brief(decided: list[str], ev: dict) -> str:
+    """Who found what decided an answer from the literature: the works behind the recommendation, then, for a
+    streaming answer, the work that measured the key/value cache's cost (the reason, not the recommendation)."""
+    works = lambda names: "; ".join(dict.fromkeys(c for n in names for c in ev[n].cite))  # noqa: E731
+    main = [n for n in decided if n != "lit:kv_cache"]
+    if "lit:kv_cache" not in decided or not main:
+        return works(decided)
+    return translate("{works}; the cost of the key/value cache: {cache}").format(
+        works=works(main), cache=works(["lit:kv_cache"]))
+
+
 def _cited(ev: dict, *names: str) -> list[str]:
     return [f"{ev[f'lit:{n}'].source}: {ev[f'lit:{n}'].summary}" for n in names]
 
@@ -324,7 +335,22 @@ def _not_measured(choice: dict, ev: dict) -> str:
 _SHORT = {"small (few labels)": "few labels", "moderate (thousands)": "thousands of examples", "large": "large data",
           "short (< 100)": "short inputs", "long (100-1000)": "inputs of 100-1,000", "very long (> 1000)":
           "inputs over 1,000", "limited (CPU)": "a CPU, minutes", "CPU, an hour of training": "a CPU, an hour",
-          "GPU": "GPUs", "batch": "batch", "streaming, per token": "streaming"}
+          "GPU": "GPUs", "batch": "not streaming", "streaming, per token": "streaming"}
+
+
+_REGIME_WORDS = {MEASURED: "measured here ({machine}, the budget of 10.1)",
+                 LONG_RUNS: "the book's long runs (one CPU thread, up to half an hour each)",
+                 LITERATURE: "from the literature (published, at scale)"}
+
+
+def regime_words(regime: str, machine: str) -> str:
+    """Where an answer's evidence comes from, for a table's cell: the regime (one of :data:`REGIMES`) and how it
+    was measured, "measured here" naming ``machine`` (:func:`machine_words`); in the book's language."""
+    if regime not in _REGIME_WORDS:
+        raise ValueError(f"regime must be one of {tuple(_REGIME_WORDS)}, got {regime!r}")
+    if not isinstance(machine, str) or not machine:
+        raise ValueError(f"machine must be a non-empty string (machine_words()), got {machine!r}")
+    return translate(_REGIME_WORDS[regime]).format(machine=translate(machine, strict=False))
 
 
 def situation_words(choice: dict) -> str:
