@@ -78,6 +78,13 @@ def test_cost_figure():
     cross = crossover(fit_power_law(n, quad), fit_power_law(n, lin))
     fig = cost_figure(n, {"attention": quad, "gru": lin}, {"attention": (p, c)}, cross)
     assert fig.layout.xaxis.type == "log" and len(fig.data) == 3
+    assert fig.data[0].hovertemplate.endswith(" s<extra></extra>")  # times, in seconds
+    # chapter 8's memory figure: hovering names MiB, not seconds
+    memory = cost_figure(n, {"attention": quad}, ylabel="MiB saved for backward", unit="MiB")
+    assert memory.data[0].hovertemplate.endswith(" MiB<extra></extra>")
+    assert " s<" not in memory.data[0].hovertemplate
+    with pytest.raises(ValueError, match="unit"):
+        cost_figure(n, {"attention": quad}, unit="")
 
 
 def test_heads_canvas_draws_the_layer_and_head_it_is_asked_for():

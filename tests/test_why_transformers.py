@@ -170,6 +170,7 @@ def test_character_bins_are_the_token_bins_for_characters_and_weigh_longer_token
     assert [(r["start"], r["end"]) for r in by_char] == [(r["start"], r["end"]) for r in by_token]
     for a, b in zip(by_char, by_token):
         assert a["mean"] == pytest.approx(b["mean"]) and a["se"] == pytest.approx(b["se"]) and a["windows"] == 5
+        assert a["tokens"] == 5 * (a["end"] - a["start"] + 1)  # one token a character, in each of five windows
     x, mean, se = character_curve(losses, ones)
     torch.testing.assert_close(x, torch.arange(1, 41, dtype=torch.float64))
     torch.testing.assert_close((mean, se), loss_by_position(losses))
@@ -180,6 +181,7 @@ def test_character_bins_are_the_token_bins_for_characters_and_weigh_longer_token
     assert [(r["start"], r["end"]) for r in rows] == [(2, 3), (4, 10)]  # range 1-1 holds no token: left out
     assert rows[0]["mean"] == pytest.approx(3.0 / 3) and rows[1]["mean"] == pytest.approx((1 + 8 + 4) / 7)
     assert rows[0]["se"] == 0.0 and rows[0]["windows"] == 1
+    assert [r["tokens"] for r in rows] == [1, 3]  # the token after context 2; those after contexts 5, 6 and 10
     assert character_bins(lost, chars, ranges=[(5, 6)])[0]["mean"] == pytest.approx(9.0 / 5)
     x, mean, _ = character_curve(lost, chars)
     assert x.tolist() == [2, 5, 6, 10] and mean.tolist() == pytest.approx([1.0, 1.0, 2.0, 2.0])
@@ -203,6 +205,12 @@ def test_character_bins_are_the_token_bins_for_characters_and_weigh_longer_token
     table = bins_table({"a": by_char, "b": rows})
     assert table[0] == {"range": "1–1", "a": by_char[0]["mean"]}  # "b" has no 1-1 range: an empty cell
     assert table[2]["range"] == "4–7" and set(table[2]) == {"range", "a", "b"}
+    counted = bins_table({"a": by_char, "b": rows}, tokens_of="b")  # b's token counts, where b has the range
+    assert "tokens" not in counted[0] and [row.get("tokens") for row in counted[1:3]] == [1, 3]
+    with pytest.raises(ValueError, match="tokens_of"):
+        bins_table({"a": by_char}, tokens_of="c")
+    with pytest.raises(ValueError, match="tokens_of"):
+        bins_table({"a": binned_losses(losses)}, tokens_of="a")  # token bins do not count tokens
 
 
 def test_token_characters_follow_a_fast_tokenizers_offsets():

@@ -154,8 +154,9 @@ def _ranges_after(end: int, last: int) -> list[tuple[int, int]]:
 def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ranges=None,
                    continue_doubling: bool = False) -> list[dict]:
     """Loss per character against characters of context: rows ``{"start", "end", "mean", "se", "windows",
-    "values"}`` (``values``: {window index: that window's loss per character in the range}, for paired
-    comparisons of two ranges).
+    "tokens", "values"}`` (``tokens``: how many predicted tokens of all the windows have their context in the
+    range, so that a reader can see which means rest on few tokens; ``values``: {window index: that window's loss
+    per character in the range}, for paired comparisons of two ranges).
 
     ``losses`` (M, T): nats of tokens 1 .. T of each window (:func:`token_losses`); ``chars`` (M, T + 1): how many
     characters each token of the window spells (all ones for a character model). The context of predicted token
@@ -206,7 +207,7 @@ def character_bins(losses: torch.Tensor, chars: torch.Tensor, first: int = 1, ra
         per_window = nats / (spelled * inside).sum(1)[have]  # (windows,) nats per character
         se = float(per_window.std() / math.sqrt(len(per_window))) if len(per_window) > 1 else 0.0
         rows.append({"start": start, "end": end, "mean": float(per_window.mean()), "se": se,
-                     "windows": int(have.sum()),
+                     "windows": int(have.sum()), "tokens": int(inside.sum()),
                      "values": {int(m): float(v) for m, v in zip(have.nonzero().flatten(), per_window)}})
     return rows
 
@@ -231,18 +232,25 @@ def character_curve(losses: torch.Tensor, chars: torch.Tensor) -> tuple[torch.Te
     return x, mean, (losses.double() / spelled).std(0) / math.sqrt(M)
 
 
-def bins_table(bins) -> list[dict]:
+def bins_table(bins, tokens_of: str | None = None) -> list[dict]:
     """Rows ``{"range": "start–end", label: mean, ...}``, one per range start of any model's ``bins``
     (:func:`binned_losses` or :func:`character_bins` rows): a model without that range has no key (an empty cell
     in ``markdown_table``); a range's end is the smallest of the models' ends there (a model's last range runs to
-    the end of its window)."""
+    the end of its window). ``tokens_of``: the label of a model whose :func:`character_bins` rows count their
+    tokens; each row then also holds ``"tokens"``, how many of that model's tokens the range holds (chapter 9b:
+    SmolLM2's subword tokens, few in the shortest ranges)."""
     if not isinstance(bins, dict) or not bins or not all(isinstance(rows, list) and rows for rows in bins.values()):
         raise ValueError("bins must be a non-empty dict label -> rows (binned_losses or character_bins)")
+    if tokens_of is not None and (tokens_of not in bins or not all("tokens" in r for r in bins[tokens_of])):
+        raise ValueError(f"tokens_of must be a label of bins whose rows count tokens (character_bins), got "
+                         f"{tokens_of!r}; the labels are {list(bins)}")
     table = []
     for start in sorted({r["start"] for rows in bins.values() for r in rows}):
         here = {label: r for label, rows in bins.items() for r in rows if r["start"] == start}
         end = min(r["end"] for r in here.values())
         table.append({"range": f"{start:,}–{end:,}", **{label: r["mean"] for label, r in here.items()}})
+        if tokens_of in here:
+            table[-1]["tokens"] = here[tokens_of]["tokens"]
     return table
 
 

@@ -16,11 +16,14 @@ from ._plumbing import as_array
 
 def cost_figure(lengths: Sequence[int], times: Mapping[str, Sequence[float]],
                 fits: Mapping[str, tuple[float, float]] | None = None, crossover: float | None = None, *,
-                title: str = "", ylabel: str = "seconds per call", height: int = 400) -> go.Figure:
+                title: str = "", ylabel: str = "seconds per call", unit: str = "s", height: int = 400) -> go.Figure:
     """Measured times (markers) against length on log-log axes, with fitted ``c * n^p`` (dashed) and,
-    if given, a dotted vertical line at the crossover length."""
+    if given, a dotted vertical line at the crossover length. ``unit`` is what hovering over a point names its
+    value in (``"s"`` for times; chapter 8's memory figure passes ``"MiB"``)."""
     if not times:
         raise ValueError("cost_figure() needs at least one series {label: times}")
+    if not isinstance(unit, str) or not unit.strip():
+        raise ValueError(f"unit must be a non-empty string (what the values are measured in), got {unit!r}")
     x = as_array(lengths)
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
     fig = go.Figure()
@@ -30,7 +33,7 @@ def cost_figure(lengths: Sequence[int], times: Mapping[str, Sequence[float]],
             raise ValueError(f"{name!r}: {y.size} times for {x.size} lengths")
         colour = colours[i % len(colours)]
         fig.add_trace(go.Scatter(x=x, y=y, mode="markers+lines", name=name, line=dict(color=colour, width=1),
-                                 hovertemplate=f"{name}<br>n = %{{x}}<br>%{{y:.3g}} s<extra></extra>"))
+                                 hovertemplate=f"{name}<br>n = %{{x}}<br>%{{y:.3g}} {unit}<extra></extra>"))
         if fits and name in fits:
             p, c = fits[name]
             grid = np.geomspace(x.min(), x.max(), 50)
