@@ -1,8 +1,12 @@
 """The recurrent diagrams (seqviz.viz.diagrams): they name what the chapters' prose names, reject unknown
-parts, and every text stands clear of the others and inside the figure (chapters 2 and 4)."""
+parts, and every text stands clear of the others and inside the figure, fits inside its round node and is not
+crossed by a wire (chapters 2 and 4)."""
 
+import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.patches import Circle, FancyArrowPatch
+from matplotlib.path import Path
 from matplotlib.text import Text
 
 from seqviz.viz import gru_cell_diagram, io_patterns_diagram, loop_diagram, lstm_cell_diagram
@@ -36,6 +40,49 @@ def clashes(fig):
     return found
 
 
+def drawn(fig):
+    """The figure drawn once: its axes, the renderer and every visible, non-empty text."""
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    return ax, fig.canvas.get_renderer(), [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
+
+
+def node_glyphs(ax, texts_):
+    """(text, the radius of its node in pixels) for every text centred on a round node."""
+    found = []
+    for circle in (p for p in ax.patches if isinstance(p, Circle)):
+        x0, y0 = circle.center
+        (cx, cy), (rx, _) = ax.transData.transform([(x0, y0), (x0 + circle.radius, y0)])
+        for t in texts_:
+            x, y = ax.transData.transform(t.get_position())
+            if abs(x - cx) < 1 and abs(y - cy) < 1:
+                found.append((t, rx - cx))
+    return found
+
+
+def crowded_nodes(fig):
+    """Round nodes whose glyph is wider than the node: the text runs over its own ring and the wires at its sides."""
+    ax, renderer, texts_ = drawn(fig)
+    return [t.get_text() for t, r in node_glyphs(ax, texts_) if t.get_window_extent(renderer).width / 2 > r]
+
+
+def wires_through_texts(fig):
+    """Texts that a wire runs through: points along every wire (1 px apart) inside a text's box, less 1 px. A node
+    is drawn over the wires it joins (the belt runs through its × and +), so its glyph does not count."""
+    ax, renderer, texts_ = drawn(fig)
+    glyphs = {id(t) for t, _ in node_glyphs(ax, texts_)}
+    boxes = [(t.get_text(), t.get_window_extent(renderer).padded(-1)) for t in texts_ if id(t) not in glyphs]
+    found = set()
+    for wire in (p for p in ax.patches if isinstance(p, FancyArrowPatch)):
+        points = wire.get_transform().transform_path(wire._path_original).vertices   # display pixels
+        for a, b in zip(points[:-1], points[1:]):
+            n = max(2, int(np.hypot(*(b - a))))
+            for px, py in np.linspace(a, b, n):
+                found.update(name for name, box in boxes if box.contains(px, py))
+    return sorted(found)
+
+
 DRAWINGS = {
     "loop": lambda: loop_diagram(["the", "keys", "near"]),
     "patterns": io_patterns_diagram,
@@ -49,6 +96,22 @@ DRAWINGS = {
 @pytest.mark.parametrize("name", DRAWINGS)
 def test_every_text_stands_clear_and_inside(name):
     assert clashes(DRAWINGS[name]()) == []
+
+
+@pytest.mark.parametrize("name", DRAWINGS)
+def test_every_node_holds_its_glyph_and_no_wire_crosses_a_text(name):
+    assert crowded_nodes(DRAWINGS[name]()) == []
+    assert wires_through_texts(DRAWINGS[name]()) == []
+
+
+def test_the_node_and_wire_checks_can_fail():
+    fig = gru_cell_diagram()
+    ax = fig.axes[0]
+    ax.add_patch(Circle((2.0, 5.0), 0.1))
+    ax.text(2.0, 5.0, "1−", ha="center", va="center", fontsize=14)       # "1−" in a node too small for it
+    ax.add_patch(FancyArrowPatch(path=Path([(-0.8, 3.2), (0.4, 3.2)], [Path.MOVETO, Path.LINETO]), arrowstyle="-|>"))
+    ax.text(-0.2, 3.2, "crossed", ha="center", va="center")              # a wire through a label
+    assert crowded_nodes(fig) == ["1−"] and wires_through_texts(fig) == ["crossed"]
 
 
 def test_the_clash_check_can_fail():
@@ -130,6 +193,8 @@ def test_in_chinese_every_label_is_chinese_and_stands_clear(zh, name):
     # mathtext draws a whole label that holds a formula, in a font with no Chinese glyphs: boxes on the page
     assert [t for t in texts(fig) if "$" in t and re.search(r"[\u3400-\u9fff]", t)] == []
     assert clashes(fig) == []
+    if name in DRAWINGS:   # the recurrent cells: their nodes and wires too
+        assert crowded_nodes(fig) == [] and wires_through_texts(fig) == []
 
 
 def test_the_english_label_check_can_fail():

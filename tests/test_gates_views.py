@@ -10,6 +10,7 @@ import torch
 from seqviz.models import LSTM
 from seqviz.viz import (GatesCanvas, accuracy_spread_figure, conveyor_belt_figure, forget_survival,
                         gate_heatmaps_figure, gate_slider_figure, gates_plot)
+from seqviz.viz.gates.data import belt_floor
 
 TOKENS = ["the", "keys", "near", "the", "old", "cabinet"]
 
@@ -152,8 +153,35 @@ def test_gates_picture_draws_every_gate_and_the_belt_from_the_start():
     assert belt.get_xscale() == "log"
     assert belt.get_title() == "on the belt since 'near'"
     survival = forget_survival(gates["forget"].double()).numpy()
-    np.testing.assert_allclose(belt.lines[1].get_xdata(), np.maximum(survival[2, 2:, 1], 1e-6), rtol=1e-6)
+    np.testing.assert_allclose(belt.lines[1].get_xdata(), np.maximum(survival[2, 2:, 1], belt.get_xlim()[0]),
+                               rtol=1e-6)
     with pytest.raises(ValueError, match="start"):
         gates_plot(TOKENS, gates, start=9)
     with pytest.raises(ValueError, match="unit labels"):
         GatesCanvas(TOKENS, gates, units=[0, 1], unit_labels=["a"])
+
+
+def test_belt_floor_follows_the_smallest_share_and_checks_its_input():
+    assert belt_floor([1.0, 0.97, float("nan"), 0.05]) == 0.0            # every share >= 5%: a linear axis
+    assert belt_floor([1.0, 0.2 ** 5]) == pytest.approx(1e-4)             # 0.00032: the decade below
+    assert belt_floor([1.0, 1e-30]) == pytest.approx(1e-12)              # never below 10^-12
+    with pytest.raises(ValueError, match="at least one share"):
+        belt_floor([float("nan")])
+    with pytest.raises(ValueError, match="lie in"):
+        belt_floor([1.2])
+
+
+def test_gates_picture_axis_follows_what_survives():
+    """The still's belt axis, as conveyor_belt_figure's: linear for an open belt, log down to a leaking one's
+    smallest share (not a fixed 10^-6, which crushes an open belt's lines against the right edge)."""
+    gates = lstm_gates()
+    gates["forget"] = torch.full((len(TOKENS), 5), 0.97)
+    belt = gates_plot(TOKENS, gates, start=1, units=[0, 1]).axes[1]
+    assert belt.get_xscale() == "linear" and belt.get_xlim() == (0.0, 1.05)
+    gates["forget"] = torch.full((len(TOKENS), 5), 0.2)
+    belt = gates_plot(TOKENS, gates, start=1, units=[0, 1]).axes[1]
+    low = belt.get_xlim()[0]
+    assert belt.get_xscale() == "log" and low <= 0.2 ** 5 < 10 * low      # the decade below the smallest share
+    canvas = GatesCanvas(TOKENS, gates, units=[0, 1])
+    assert canvas.fig.axes[1].get_xlim()[0] == pytest.approx(low)          # the same axis for every start
+    assert canvas.show(4).data != canvas.show(0).data

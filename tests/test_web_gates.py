@@ -9,6 +9,7 @@ in float32). Then: bad input gives a message, the controls change the picture, u
 
 from __future__ import annotations
 
+import re
 import statistics
 
 import numpy as np
@@ -18,6 +19,7 @@ import torch
 from seqviz.data import Vocab
 from seqviz.models import GRU, LSTM, RNN, SequenceClassifier
 from seqviz.viz import forget_survival
+from seqviz.viz.gates.data import belt_floor
 from seqviz.web import gates_view
 from web_page import browser, message, needs_chromium, numbers, open_views, type_into  # noqa: F401
 
@@ -120,6 +122,38 @@ def test_gates_view_belt_follows_the_slider_and_updates_fast(browser):
     timings = page.evaluate("document.querySelector('.seqviz-web').seqvizView.timings")[1:]   # after the first
     print(f"gates view updates: median {statistics.median(timings):.1f} ms, max {max(timings):.1f} ms "
           f"over {len(timings)}")   # the 50 ms budget: measured by the browser check (page_views.csv), not asserted
+    assert page.errors == []
+    page.close()
+
+
+def belt_ticks(page) -> list[str]:
+    """The belt axis's tick labels, left to right: percentages on a linear axis, powers of ten on a log one."""
+    svg = page.inner_html(".seqviz-web-picture")
+    return re.findall(r'<text[^>]*font-size="10" text-anchor="middle">(\d+%|10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)</text>', svg)
+
+
+@needs_chromium
+def test_gates_view_belt_axis_follows_the_sentence(browser):
+    """As the still (GatesCanvas) and conveyor_belt_figure: an open belt on a linear axis, a leaking one on a log
+    axis down to the decade below its smallest share, the same for every start."""
+    model, vocab = make_classifier("lstm")
+    with torch.no_grad():   # forget gates near 1 and near 0.05: an open belt and a leaking one
+        model.encoder.bias_ih_l0[12:24] += 20.0
+    page = open_views(browser, gates_view(model, vocab, FIRST, units=[0, 1]))
+    assert belt_ticks(page) == ["0%", "50%", "100%"] and page.errors == []
+    page.close()
+    with torch.no_grad():
+        model.encoder.bias_ih_l0[12:24] -= 23.0
+    page = open_views(browser, gates_view(model, vocab, FIRST, units=[0, 1]))
+    gates = seqviz_gates(model, vocab, FIRST, 0, list(range(12)))
+    survival = forget_survival(gates["forget"].astype(np.float64)).numpy()       # (T, T, H), every start
+    low = round(np.log10(belt_floor(np.concatenate([survival[..., :2].ravel(), survival.mean(-1).ravel()]))))
+    ticks = belt_ticks(page)
+    exponents = [int(t[2:].replace("⁻", "-").translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789"))) for t in ticks]
+    assert exponents[0] == 0 and exponents == sorted(exponents, reverse=True) and low <= exponents[-1] < low + 4
+    assert low < -6 or exponents[-1] > -6                 # not the old fixed axis from 10^-6, whatever the data
+    type_into(page, 0, "start", 5)
+    assert belt_ticks(page) == ticks                       # the slider moves the lines, not the axis
     assert page.errors == []
     page.close()
 

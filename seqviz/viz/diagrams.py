@@ -25,6 +25,7 @@ INK, FADED, BELT = "#333333", "#c8c8c8", "#e6a23c"
 # A book page shows a figure at most 358 px wide on a 390 px phone: a figure W inches wide keeps text of f points
 # at least 8 px there when f / W >= 1.6 (tests/test_figures.py). Hence narrow figures with 10-point text and up.
 CELL_SIZE, CELL_FONT = (6.0, 3.1), 1.12   # the LSTM and GRU cells; fonts scale with the width given
+ONE_MINUS_R = 0.3   # the radius of a "1−" node, whose glyph is twice as wide as "×"
 
 
 class _Sketch:
@@ -56,12 +57,13 @@ class _Sketch:
         self.ax.text(x, y, text, ha="center", va="center", fontsize=size * self.k, color=INK if on else FADED,
                      zorder=4)
 
-    def node(self, x, y, text, part=None, r=0.21):
+    def node(self, x, y, text, part=None, r=0.21, size=12):
+        """A round operation node; a wider glyph ("1−") needs a larger ``r`` or a smaller ``size`` to fit."""
         from matplotlib.patches import Circle
 
         on = self.on(part)
         self.ax.add_patch(Circle((x, y), r, fc="white", ec=INK if on else FADED, lw=1.3, zorder=3))
-        self.ax.text(x, y, text, ha="center", va="center", fontsize=12 * self.k, color=INK if on else FADED,
+        self.ax.text(x, y, text, ha="center", va="center", fontsize=size * self.k, color=INK if on else FADED,
                      zorder=4)
 
     def wire(self, points, part=None, arrow=True, dashed=False, lw=1.4, color=None, zorder=2, bridge=False):
@@ -243,10 +245,11 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
     # write: i times g, added onto the belt
     xm = (xi + xg) / 2 if variant != "coupled" else xg - 0.6
     s.node(xm, 3.1, "×", part="input_mul" if highlight == "cell" else "input")
+    x1 = xi - 0.2   # the coupled variant's "1−" node, clear of the arrows on either side
     if variant == "coupled":
-        s.node(xi, 3.1, "1−", part="forget")
-        s.wire([(xf, 3.1), (xi - 0.22, 3.1)], part="forget")
-        s.wire([(xi + 0.22, 3.1), (xm - 0.22, 3.1)], part="forget")
+        s.node(x1, 3.1, "1−", part="forget", r=ONE_MINUS_R, size=10)
+        s.wire([(xf, 3.1), (x1 - ONE_MINUS_R, 3.1)], part="forget")
+        s.wire([(x1 + ONE_MINUS_R, 3.1), (xm - 0.22, 3.1)], part="forget")
     else:
         s.wire([(xi, gate_y + 0.3), (xi, 3.1), (xm - 0.22, 3.1)], part="input")
     s.wire([(xg, gate_y + 0.3), (xg, 3.1), (xm + 0.22, 3.1)], part="candidate")
@@ -267,9 +270,10 @@ def lstm_cell_diagram(highlight: str | None = None, variant: str = "standard", s
         s.wire([(1.3, belt), (1.3, 3.5), (xf - 0.3, 3.5), (xf - 0.3, gate_y + 0.3)], **peep)
         s.wire([(1.3, 3.5), (1.3, 3.5), (xi - 0.3, 3.5), (xi - 0.3, gate_y + 0.3)], **peep)
         s.wire([(xo - 0.3, belt), (xo - 0.3, gate_y + 0.3)], **peep)
-        s.text(6.0, 3.0, "peepholes", size=9, color="#a0661a")
+        # right of the output gate's peephole, above the tanh: clear of every wire (between g and o it was not)
+        s.text(xo - 0.2, 3.55, "peepholes", size=9, color="#a0661a", ha="left")
     if variant == "coupled":
-        s.text(xi, 2.45, "$1 - f_t$", size=10, part="forget")
+        s.text(x1, 2.45, "$1 - f_t$", size=10, part="forget")
     return s.fig
 
 
@@ -281,8 +285,9 @@ def gru_cell_diagram(highlight: str | None = None, size=CELL_SIZE):
     """One GRU step in PyTorch's convention: $h_t = (1 - z_t) \\odot n_t + z_t \\odot h_{t-1}$.
 
     The note runs along the top (there is no separate belt); the reset gate $r_t$ decides how much of the
-    past the candidate $n_t$ sees, the update gate $z_t$ mixes the old note and the candidate. ``highlight``:
-    ``"reset"``, ``"update"`` or None.
+    past the candidate $n_t$ sees, the update gate $z_t$ mixes the old note and the candidate. The reset is
+    drawn in Cho et al.'s form, on $h_{t-1}$ before the candidate's weights (PyTorch applies it after the
+    product; chapter 4 says so). ``highlight``: ``"reset"``, ``"update"`` or None.
     """
     if highlight is not None and highlight not in _GRU_PARTS:
         raise ValueError(f"highlight must be one of {sorted(_GRU_PARTS)} or None, got {highlight!r}")
@@ -297,7 +302,7 @@ def gru_cell_diagram(highlight: str | None = None, size=CELL_SIZE):
     s.wire([(-0.6, top), (10.8, top)], part="keep", lw=2.2)
     s.text(-0.6, top + 0.35, "$h_{t-1}$", ha="left", size=13, part="keep")
     s.text(10.8, top + 0.35, "$h_t$", ha="right", size=13, part="take")
-    s.text(3.3, top + 0.5, "the note: memory and output in one", size=10, color="#555555")
+    s.text(5.2, top + 0.5, "the note: memory and output in one", size=10, color="#555555")
     # h_{t-1} comes down to join x_t on the rail that every box reads
     s.wire([(1.0, top), (1.0, rail), (xz, rail)], part="rail", arrow=False)
     s.wire([(1.4, -0.75), (1.4, rail)], part="rail", arrow=False)
@@ -321,9 +326,10 @@ def gru_cell_diagram(highlight: str | None = None, size=CELL_SIZE):
     # update: z keeps the old note, 1 - z takes the candidate
     s.wire([(xz, gate_y + 0.3), (xz, 2.75), (xk, 2.75), (xk, top - 0.22)], part="keep")
     s.node(xk, top, "×", part="keep")
-    s.wire([(xk, 2.75), (xa - 0.9, 2.75)], part="take")
-    s.node(xa - 0.68, 2.75, "1−", part="take")
-    s.wire([(xa - 0.46, 2.75), (xa - 0.22, 2.75)], part="take")
+    x1 = xa - 0.95   # the "1−" node, with room for an arrow between it and the product
+    s.wire([(xk, 2.75), (x1 - ONE_MINUS_R, 2.75)], part="take")
+    s.node(x1, 2.75, "1−", part="take", r=ONE_MINUS_R, size=10)
+    s.wire([(x1 + ONE_MINUS_R, 2.75), (xa - 0.22, 2.75)], part="take")
     s.node(xa, 2.75, "×", part="take")
     s.wire([(xn + 0.45, gate_y), (xa, gate_y), (xa, 2.53)], part="candidate")
     s.wire([(xa, 2.97), (xa, top - 0.22)], part="take")

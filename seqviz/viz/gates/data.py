@@ -2,7 +2,8 @@
 
 - :func:`check_gates`: validate ``{name: (T, H)}`` gates against the tokens; pick some hidden units;
 - :func:`forget_survival`: how much of the cell state after step t is still on the belt at step s,
-  the product of the forget gates in between.
+  the product of the forget gates in between;
+- :func:`belt_floor`: where a belt axis starts, the same for every belt view (plotly, still and page).
 
 Gate names in :data:`SIGMOID_GATES` lie in 0..1 (they come out of a sigmoid) and are drawn on a
 fixed scale; anything else (candidate, c, h) is signed.
@@ -10,7 +11,10 @@ fixed scale; anything else (candidate, c, h) is signed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from .._plumbing import as_array
 
@@ -44,6 +48,20 @@ def check_gates(gates: Mapping[str, object], tokens: Sequence[str], units=None):
     if not units or min(units) < 0 or max(units) >= H:
         raise ValueError(f"units must be a non-empty list of indices in 0..{H - 1}, got {units}")
     return tokens, {k: a[:, units] for k, a in arrays.items()}, units
+
+
+def belt_floor(shares, linear_above: float = 0.05) -> float:
+    """Where a belt axis starts: 0.0 (a linear axis from 0 to 1) when every share drawn is at least
+    ``linear_above``; otherwise the power of ten at or below the smallest share, the low end of a log axis, so
+    that the lines follow the data and never sit flat against an edge. NaNs (steps before a start) are skipped."""
+    values = np.asarray(shares, dtype=np.float64).ravel()
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        raise ValueError("belt_floor needs at least one share that is a number, got none")
+    if values.min() < 0 or values.max() > 1:
+        raise ValueError("shares on the belt lie in [0, 1] (products of forget gates); got values outside")
+    smallest = max(float(values.min()), 1e-12)
+    return 0.0 if smallest >= linear_above else 10.0 ** math.floor(math.log10(smallest))
 
 
 def forget_survival(forget):

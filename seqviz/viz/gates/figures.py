@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .._plumbing import as_array
-from .data import GATE_COLORSCALE, SIGMOID_GATES, VALUE_COLORSCALE, check_gates, forget_survival
+from .data import GATE_COLORSCALE, SIGMOID_GATES, VALUE_COLORSCALE, belt_floor, check_gates, forget_survival
 
 
 # -- gates over a sentence ------------------------------------------------------------------------
@@ -195,9 +195,8 @@ def conveyor_belt_figure(tokens: Sequence[str], forget, *, units=None, unit_labe
     survival = forget_survival(full.astype(np.float64)).numpy()  # (T, T, H)
     drawn = np.concatenate([survival[t, t:][:, chosen].ravel() for t in range(T)]
                            + [survival[t, t:].mean(-1) for t in range(T)])
-    smallest = max(float(np.nanmin(drawn)), 1e-12)
-    log_axis = smallest < 0.05
-    floor = 10 ** np.floor(np.log10(smallest)) if log_axis else 0.0
+    floor = belt_floor(drawn)
+    log_axis = floor > 0
     fig = go.Figure()
     palette = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
     names = [str(unit_labels[i]) if unit_labels is not None else f"unit {u}" for i, u in enumerate(chosen)]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .._plumbing import Blitter, label_rows, plain_log_axis
-from .data import SIGMOID_GATES, check_gates, forget_survival
+from .data import SIGMOID_GATES, belt_floor, check_gates, forget_survival
 
 
 def _panels_rgb(arrays, gap: int = 2):
@@ -94,10 +94,19 @@ def _picture(tokens, arrays, start, belt_units, unit_labels, dpi, animated):
             dynamic["lines"].append(line)
         (mean_line,) = ax.plot([], [], "--", color="gray", label="mean", animated=animated)
         dynamic["lines"].append(mean_line)
-        ax.set_xscale("log")
-        plain_log_axis(ax.xaxis, numticks=4)
+        # the axis follows the sentence, as conveyor_belt_figure's does: every start's shares, fixed once
+        floor = belt_floor(np.concatenate([survival.ravel(), mean_survival.ravel()]))
+        if floor > 0:
+            ax.set_xscale("log")
+            plain_log_axis(ax.xaxis, numticks=4)
+            ax.set_xlim(floor, 1.5)
+        else:
+            from matplotlib.ticker import PercentFormatter
+
+            ax.set_xticks([0, 0.5, 1])
+            ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+            ax.set_xlim(0, 1.05)
         ax.tick_params(labelsize=TEXT_PT)
-        ax.set_xlim(1e-6, 1.5)
         ax.set_ylim(T - 0.5, -0.5)
         label_rows(ax, tokens, fontsize=TEXT_PT)
         dynamic["title"] = ax.set_title("", fontsize=TEXT_PT, animated=animated)
@@ -105,7 +114,7 @@ def _picture(tokens, arrays, start, belt_units, unit_labels, dpi, animated):
         ax.legend(handles=dynamic["lines"], fontsize=TEXT_PT, loc="upper left", ncol=3, frameon=False,
                   bbox_to_anchor=(0, -0.55 / (ROW_IN * T + 0.1)), borderaxespad=0, columnspacing=1.2,
                   handlelength=1.6)
-        dynamic["survival"] = (survival, mean_survival)
+        dynamic["survival"], dynamic["floor"] = (survival, mean_survival), floor
     _move(tokens, dynamic, start)
     return fig, dynamic
 
@@ -117,10 +126,10 @@ def _move(tokens, dynamic, start):
         mark.set_ydata([start - 0.5, start - 0.5])
     if "survival" in dynamic:
         survival, mean_survival = dynamic["survival"]
-        steps = np.arange(start, T)
+        floor, steps = dynamic["floor"], np.arange(start, T)   # a share below a log axis's floor sits on it
         for i, line in enumerate(dynamic["lines"][:-1]):
-            line.set_data(np.maximum(survival[start, start:, i], 1e-6), steps)
-        dynamic["lines"][-1].set_data(np.maximum(mean_survival[start, start:], 1e-6), steps)
+            line.set_data(np.maximum(survival[start, start:, i], floor), steps)
+        dynamic["lines"][-1].set_data(np.maximum(mean_survival[start, start:], floor), steps)
         dynamic["title"].set_text(f"on the belt since '{tokens[start]}'")
 
 

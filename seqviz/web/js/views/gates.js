@@ -3,9 +3,10 @@
 // The picture is seqviz.viz.GatesCanvas's (the chapter's still): one heatmap per gate (rows: tokens, columns:
 // hidden units in the chapter's order), a white line above the belt's start token and, when the forget gate
 // is drawn, the belt panel: for some units, the share of the cell state after the start token that is still on
-// the belt at each later token, S(t, s) = f[t+1] * ... * f[s] (seqviz.viz.forget_survival), on a log scale,
-// and its mean over every drawn unit. The gates come from nn.gatesReading (nn/recurrent.js), the belt from
-// nn.beltSurvival (nn/belt.js).
+// the belt at each later token, S(t, s) = f[t+1] * ... * f[s] (seqviz.viz.forget_survival), and its mean over
+// every drawn unit, on an axis that follows the sentence (seqviz.viz.gates.data.belt_floor): linear from 0 to 1
+// when every share stays at or above 5%, else logarithmic from the power of ten below the smallest share. The
+// gates come from nn.gatesReading (nn/recurrent.js), the belt from nn.beltSurvival (nn/belt.js).
 "use strict";
 
 {  // one block: the names below are this file's own; it adds views.gates
@@ -15,10 +16,31 @@
                    "#7ad151", "#bddf26", "#fde725"];
   const SIGMOID_GATES = ["forget", "input", "output", "update", "reset"];   // seqviz.viz.gates.SIGMOID_GATES
   const LINE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22"];
-  const FLOOR = 1e-6, CEILING = 1.5;   // the belt's log axis, as GatesCanvas draws it
+  const CEILING = 1.5, LINEAR_TOP = 1.05, LINEAR_ABOVE = 0.05;   // the belt's axis, as GatesCanvas draws it
 
   const colour = (name, v, vmax) => SIGMOID_GATES.includes(name) ? ui.ramp(VIRIDIS, v) : ui.diverging(v, vmax);
   const superscript = (n) => String(n).replace(/./g, (c) => "⁰¹²³⁴⁵⁶⁷⁸⁹"["0123456789".indexOf(c)] || "⁻");
+
+  // Where the belt axis starts for one sentence (seqviz.viz.gates.data.belt_floor): 0 for a linear axis, else the
+  // power of ten at or below the smallest share drawn from any start; fixed per sentence, so the slider moves
+  // the lines, not the axis.
+  function beltFloor(forget, columns) {
+    let smallest = Infinity;
+    for (let s0 = 0; s0 < forget.length; s0++) {
+      for (const row of nn.beltSurvival(forget, s0)) {
+        for (const c of columns) smallest = Math.min(smallest, row[c]);
+        smallest = Math.min(smallest, row.reduce((a, b) => a + b, 0) / row.length);
+      }
+    }
+    smallest = Math.max(smallest, 1e-12);
+    return smallest >= LINEAR_ABOVE ? 0 : 10 ** Math.floor(Math.log10(smallest));
+  }
+
+  // A share's position across the belt panel, 0 (left) to 1 (right), on the axis that starts at ``floor``.
+  function beltPosition(v, floor) {
+    if (!floor) return v / LINEAR_TOP;
+    return (Math.log10(Math.max(v, floor)) - Math.log10(floor)) / (Math.log10(CEILING) - Math.log10(floor));
+  }
 
   views.gates = function (root, spec) {
     const o = spec.options;
@@ -34,7 +56,8 @@
         const trace = nn.gatesReading(spec, ids);
         const gates = {};
         for (const name of o.gates) gates[name] = trace[name].map((v) => Float32Array.from(o.order, (u) => v[u]));
-        reading = { tokens, gates, layout: layout(tokens) };
+        const floor = o.belt ? beltFloor(gates.forget, o.belt_units.map((u) => o.order.indexOf(u))) : 0;
+        reading = { tokens, gates, floor, layout: layout(tokens) };
         start = Math.min(o.start, tokens.length);
         slider.set(1, tokens.length, start);
       } catch (error) {
@@ -98,8 +121,7 @@
       const survival = o.belt_units.map((_, i) => all.map((r) => r[columns[i]]));   // per unit: T - s0 values
       const mean = all.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
       reading.belt = { survival, mean };
-      const span = Math.log10(CEILING) - Math.log10(FLOOR);
-      const x = (v) => L.beltX + L.beltW * (Math.log10(Math.max(v, FLOOR)) - Math.log10(FLOOR)) / span;
+      const x = (v) => L.beltX + L.beltW * beltPosition(v, reading.floor);
       const y = (k) => L.beltTop + (s0 + k + 0.5) * L.row;
       const path = (values) => values.map((v, k) => `${x(v).toFixed(2)},${y(k).toFixed(2)}`).join(" ");
       survival.forEach((values, i) => {
@@ -123,11 +145,13 @@
     function beltAxes() {
       const L = reading.layout, parts = [`<rect x="${L.beltX}" y="${L.beltTop}" width="${L.beltW}" height="${L.T * L.row}" ` +
                                          `fill="none" stroke="black" stroke-width="0.8"/>`];
-      const span = Math.log10(CEILING) - Math.log10(FLOOR);
-      for (let e = -6; e <= 0; e += 2) {
-        const tx = L.beltX + L.beltW * (e + 6) / span;
+      const low = Math.round(Math.log10(reading.floor || 1)), step = Math.max(1, Math.ceil(-low / 3));
+      const ticks = reading.floor ? [] : [[0, "0%"], [0.5, "50%"], [1, "100%"]];
+      if (reading.floor) for (let e = 0; e >= low; e -= step) ticks.push([10 ** e, `10${superscript(e)}`]);
+      for (const [v, label] of ticks) {
+        const tx = L.beltX + L.beltW * beltPosition(v, reading.floor);
         parts.push(`<line x1="${tx}" x2="${tx}" y1="${L.beltBottom}" y2="${L.beltBottom + 4}" stroke="black"/>`,
-                   `<text x="${tx}" y="${L.beltBottom + 15}" font-size="10" text-anchor="middle">10${superscript(e)}</text>`);
+                   `<text x="${tx}" y="${L.beltBottom + 15}" font-size="10" text-anchor="middle">${label}</text>`);
       }
       parts.push(`<text x="${L.beltX + L.beltW / 2}" y="${L.beltBottom + 29}" font-size="10" text-anchor="middle">` +
                  `${ui.esc(nn.say(spec, "share left on the belt"))}</text>`);
