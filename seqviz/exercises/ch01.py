@@ -132,7 +132,7 @@ def _check_layers(answer):
 
 # -- ex5: shuffled sentences (predict, then run) ------------------------------------------------
 
-CH01_EX5_CHOICES = ("a) it stays the same", "b) it falls to chance, 1 in 8",
+CH01_EX5_CHOICES = ("a) it stays the same", "b) it falls to 1 in 8, chance over the eight animals",
                     "c) it falls to about half of what it was")
 
 
@@ -147,6 +147,7 @@ def _check_shuffled(answer):
     if choice.startswith("b)"):
         return False, ("Chance is what a model scores when its input tells it nothing. A shuffled sentence still "
                        "holds the same words, and the same words are all a bag of words ever used: its input does "
-                       "not change at all.")
+                       "not change at all. (On \"who did it?\" it is already at its own chance, one in two, since both "
+                       "animals are in every sentence.)")
     return False, ("The bag of words cannot lose what it never used: before and after the shuffle its input is the "
                    "same set of words with the same counts, so each answer stays exactly as it was.")
