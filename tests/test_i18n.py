@@ -111,7 +111,7 @@ def test_glue_data_true_keeps_the_runs_data_as_it_is(zh, capsys, monkeypatch):
 
 
 # Entries whose translation is their key on purpose: names and symbols a figure writes, not the run's data.
-SAME_IN_CHINESE = {"Transformer", "BLEU", "Apple GPU", "MiB", "SmolLM2", "t", "10¹²", "linear", "relu", "tanh", "alpha", "h", "totals",
+SAME_IN_CHINESE = {"Transformer", "BLEU", "GPU", "Apple GPU", "MiB", "SmolLM2", "t", "10¹²", "linear", "relu", "tanh", "alpha", "h", "totals",
                    "||dL/dh_t||", "ρ(W_hh)", "σ_max(W_hh) · max f′(a_t)", "‖∂y_n / ∂x_(n−j)‖", "‖h_t − h_(t−1)‖",
                    "sinusoidal({P}, {d})", "P({name})"}
 
