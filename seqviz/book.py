@@ -193,6 +193,17 @@ def listing(parts) -> str:
     return _COMMA.get(_language, ", ").join(parts)
 
 
+def series(parts) -> str:
+    """Words already in the book's language, joined as a sentence lists them: "a", "a and b", "a, b and c" (in
+    Chinese "a和b", "a、b和c")."""
+    parts = [str(p) for p in parts]
+    if not parts:
+        raise ValueError("series needs at least one part, got none")
+    if _language == "zh":
+        return parts[0] if len(parts) == 1 else "、".join(parts[:-1]) + "和" + parts[-1]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 PRINT_COLUMNS = 77  # a printed line the book's output column shows whole at 1280 px (a full-width character: 2)
 
 

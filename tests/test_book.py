@@ -211,3 +211,17 @@ def test_wrap_fits_the_output_column_in_both_languages():
         sv.book.wrap("text", columns=3)
     with pytest.raises(ValueError, match="wrap expects a string"):
         sv.book.wrap(None)
+
+
+def test_series_lists_parts_as_a_sentence_does_in_each_language():
+    assert sv.book.series(["50 → 100"]) == "50 → 100"
+    assert sv.book.series(["50 → 100", "200 → 400"]) == "50 → 100 and 200 → 400"
+    assert sv.book.series("abc") == "a, b and c"
+    sv.book.set_language("zh")
+    try:
+        assert sv.book.series(["甲", "乙", "丙"]) == "甲、乙和丙"
+        assert sv.book.series(["甲", "乙"]) == "甲和乙"
+    finally:
+        sv.book.set_language("en")
+    with pytest.raises(ValueError, match="at least one part"):
+        sv.book.series([])
