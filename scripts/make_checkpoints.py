@@ -99,7 +99,7 @@ def predict(probes: list[dict], shipped_logs: dict[str, list[dict]], manifests: 
 
 
 def estimate(chosen: list[str], jobs: int, probe_steps: int) -> dict:
-    from seqviz.checkpoints import FOLDER, load
+    from seqviz.checkpoints import load
     from seqviz.checkpoints.recipes import RECIPES
 
     shipped = {n: load(n, device="cpu") for n in chosen}
@@ -167,7 +167,7 @@ def main(argv=None) -> None:
     parser.add_argument("names", nargs="*", help="recipes to train (default: all)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes, one thread each (default 2)")
     parser.add_argument("--estimate", action="store_true",
-                        help="predict the run's time on this machine from its first steps; write nothing")
+                        help="predict the run's time on this machine from its first steps; no weights kept")
     parser.add_argument("--probe-steps", type=int, default=50, help="steps per model for --estimate (default 50)")
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in RECIPES]
