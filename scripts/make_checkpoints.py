@@ -15,7 +15,8 @@ run takes on this machine. Each recipe's first steps are retrained from its seed
 rounded up to a logged row), in the same two one-thread workers. Their training CPU seconds are compared with the
 shipped log's at the same step. Each model's CPU seconds are scaled by that ratio, then scheduled as the run
 schedules them. The table is written to benchmarks/results/checkpoints_estimate.csv. CPUs differ: the same code
-has needed from 1.0 to 2.8 times the CPU time of the machine that trained the shipped files.
+has needed up to about twice the CPU time of the machine that trained the shipped files (per model, a recurrent
+model's ratio can differ from a Transformer's on the same CPU).
 """
 
 from __future__ import annotations

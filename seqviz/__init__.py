@@ -12,7 +12,7 @@ import importlib
 from .book import compare_word, glue
 from .config import BOOK, QUICK, pick_device, progress, scaled, seed_everything
 
-__version__ = "0.5.16"
+__version__ = "0.5.17"
 
 _SUBMODULES = ("book", "config", "data", "models", "trace", "gradients", "train", "viz", "exercises", "decode",
                "sampling", "measure", "experiments", "guide", "real_bert", "real_gpt", "web", "checkpoints",

@@ -2,7 +2,8 @@
 
 A recipe fixes everything a run depends on: the data and its split, the vocabulary, the architecture, the
 optimiser and its schedule, the number of steps and the seed. The steps are fixed (not a wall-clock stop), so a
-rerun on any machine with the same thread count gives the same weights; ``wall_budget_s`` is the time the run
+rerun with the same thread count gives the same weights on the same CPU, and on another CPU weights that differ only
+in the last bits of rounding (final losses and BLEU within 0.3%); ``wall_budget_s`` is the time the run
 was sized to take on a quiet 2-core machine with one thread per model, stated in its manifest beside the time it
 really took.
 
