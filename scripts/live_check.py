@@ -55,6 +55,13 @@ SETTINGS = {  # JupyterLab user settings for the run: every cell in the page, no
 
 
 
+def server_config() -> str:
+    """The server's jupyter_server_config.py: jupyter_server's kernel manager with its activity stamp set from the
+    start (scripts/lab_kernels.py: without it, a kernel listed while it starts answers 500)."""
+    return (f"import sys\nsys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
+            'c.AsyncMappingKernelManager.kernel_manager_class = "lab_kernels.StampedKernelManager"\n')
+
+
 class Lab:
     """JupyterLab over a copy of the notebooks; stopped (kernels, then the server, by pid) on exit."""
 
@@ -70,6 +77,9 @@ class Lab:
                "JUPYTER_CONFIG_DIR": str(workdir / "config"), "JUPYTER_RUNTIME_DIR": str(workdir / "runtime"),
                "PYTHONUNBUFFERED": "1"}
         env.pop("SEQVIZ_BOOK", None)
+        config = workdir / "config"  # the server's config (JUPYTER_CONFIG_DIR): its kernels, lab_kernels.py says why
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "jupyter_server_config.py").write_text(server_config())
         command = [str(Path(sys.executable).with_name("jupyter-lab")), "--no-browser", "--ServerApp.ip=127.0.0.1",
                    f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
                    f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={workdir}",
