@@ -72,14 +72,14 @@ class Lab:
             path = settings / f"{name}.jupyterlab-settings"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(values))
-        env = {**os.environ, "SEQVIZ_QUICK": "1", "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
-               "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTERLAB_WORKSPACES_DIR": str(workdir / "workspaces"),
-               "JUPYTER_CONFIG_DIR": str(workdir / "config"), "JUPYTER_RUNTIME_DIR": str(workdir / "runtime"),
-               "PYTHONUNBUFFERED": "1"}
-        env.pop("SEQVIZ_BOOK", None)
-        config = workdir / "config"  # the server's config (JUPYTER_CONFIG_DIR): its kernels, lab_kernels.py says why
+        config = workdir / "config"  # JUPYTER_CONFIG_DIR: the server's config (its kernels: lab_kernels.py says why)
         config.mkdir(parents=True, exist_ok=True)
         (config / "jupyter_server_config.py").write_text(server_config())
+        env = {**os.environ, "SEQVIZ_QUICK": "1", "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+               "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTERLAB_WORKSPACES_DIR": str(workdir / "workspaces"),
+               "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(workdir / "runtime"),
+               "PYTHONUNBUFFERED": "1"}
+        env.pop("SEQVIZ_BOOK", None)
         command = [str(Path(sys.executable).with_name("jupyter-lab")), "--no-browser", "--ServerApp.ip=127.0.0.1",
                    f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
                    f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={workdir}",
